@@ -1,0 +1,145 @@
+// The HTTP edge. Order of work per request: request id → tenant from Host → authentication
+// → rate limits → route (REST table or GraphQL) → one JSON log line.
+import crypto from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import type { Logger } from 'pino';
+import { ANONYMOUS, type RequestContext } from '../subgraphs/core/context.js';
+import { AppError, errors, isAppError } from '../subgraphs/core/errors.js';
+import type { Platform } from '../subgraphs/core/platform.js';
+import { authenticate } from './auth/authenticate.js';
+import { registerGraphql } from './graphql.js';
+import { registerHealthRoutes } from './health.js';
+import { RateLimiter } from './rate-limit.js';
+import { renderRestError } from './rest/render-error.js';
+import { registerRestRoutes } from './rest/register.js';
+import { ROUTES } from './rest/route-table.js';
+import type { ErrorStyle, RouteSpec } from './rest/types.js';
+import { requestHost, resolveTenant } from './tenant.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+    startedAt: bigint;
+  }
+  interface FastifyContextConfig {
+    /** Set on REST table routes. */
+    spec?: RouteSpec;
+    /** Routes that work without a tenant lookup (health checks). */
+    noTenant?: boolean;
+    /** Routes that take no credentials and count no rate limit (health, JWKS). */
+    bare?: boolean;
+  }
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface AppOptions {
+  /** Request logs go here (defaults to platform.log). */
+  requestLog?: Logger;
+}
+
+/** Fastify's own client errors (bad JSON, wrong content type, body too large) as platform errors. */
+function toAppError(err: unknown, bodyLimit: number): AppError | null {
+  if (isAppError(err)) return err;
+  const e = err as { code?: string; statusCode?: number; message?: string; validation?: unknown };
+  switch (e?.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType(String(e.message?.split(': ')[1] ?? 'unknown'));
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.payloadTooLarge(bodyLimit);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.parse('The request body is empty but Content-Type is application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.parse('Content-Length does not match the body.');
+  }
+  if (e instanceof SyntaxError || e?.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return errors.parse('Malformed JSON in request body.');
+  }
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError({ code: 'invalid', status: e.statusCode, message: e.message ?? 'Bad request.' });
+  }
+  return null;
+}
+
+export function sendError(reply: FastifyReply, err: AppError, style: ErrorStyle = 'console'): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.status).type('application/json').send(renderRestError(err, style));
+}
+
+export async function buildApp(platform: Platform, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const { config } = platform;
+  const requestLog = opts.requestLog ?? platform.log;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+  const limiter = new RateLimiter(platform);
+
+  await app.register(cookie);
+
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.decorateRequest('startedAt', 0n);
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.startedAt = process.hrtime.bigint();
+    const incoming = request.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : crypto.randomUUID();
+    reply.header('X-Request-Id', requestId);
+    const host = requestHost(request, config);
+    const routeConfig = request.routeOptions.config ?? {};
+    request.ctx = {
+      requestId,
+      principal: ANONYMOUS,
+      site: null,
+      host,
+      baseUrl: `${request.protocol}://${request.headers[config.trustProxy && request.headers['x-forwarded-host'] ? 'x-forwarded-host' : 'host'] ?? host}`,
+      platform,
+      log: platform.log.child({ requestId }),
+    };
+    if (routeConfig.noTenant) return;
+    request.ctx.site = await resolveTenant(platform, host);
+    if (routeConfig.bare) return;
+    request.ctx.principal = await authenticate(platform, request);
+    await limiter.enforce(request, reply);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const ctx = request.ctx;
+    const durationMs = Number(process.hrtime.bigint() - request.startedAt) / 1e6;
+    requestLog.info(
+      {
+        requestId: ctx?.requestId,
+        method: request.method,
+        path: request.routeOptions.url ?? request.url.split('?')[0],
+        status: reply.statusCode,
+        durationMs: Math.round(durationMs * 100) / 100,
+        tenant: ctx?.site?.slug ?? null,
+        userId: ctx && ctx.principal.kind === 'user' ? ctx.principal.uuid : null,
+        apiKey: ctx && ctx.principal.kind === 'api_key' ? ctx.principal.keyId : undefined,
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const style = request.routeOptions.config?.spec?.errorStyle ?? 'console';
+    const appErr = toAppError(err, config.bodyLimitBytes);
+    if (appErr) return sendError(reply, appErr, style);
+    request.ctx?.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'unhandled error');
+    return sendError(reply, errors.internal(), style);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    return sendError(reply, errors.notFound(`No route for ${request.method} ${path}.`));
+  });
+
+  registerHealthRoutes(app, platform);
+  await registerGraphql(app, platform);
+  registerRestRoutes(app, ROUTES);
+  return app;
+}

@@ -1,0 +1,55 @@
+// Mounts the declarative route table on Fastify. REST handlers call service functions
+// directly: no gateway, no loopback HTTP.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../../subgraphs/core/errors.js';
+import { mountedPaths, RestResult, type RestInput, type RouteSpec } from './types.js';
+
+function defaultStatus(spec: RouteSpec): number {
+  if (spec.status) return spec.status;
+  if (spec.method === 'DELETE') return 204;
+  return spec.method === 'POST' ? 201 : 200;
+}
+
+function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  if (status === 204 || body === undefined) return reply.code(status).send();
+  return reply.code(status).type('application/json').send(body);
+}
+
+export function makeHandler(spec: RouteSpec) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const ctx = request.ctx;
+    if (spec.scope === 'site' && !ctx.site) throw errors.tenantRequired();
+    if (spec.auth === 'required' && ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
+    const input: RestInput = {
+      params: request.params as Record<string, string>,
+      query: request.query as RestInput['query'],
+      body: request.body,
+      headers: request.headers,
+      cookies: request.cookies ?? {},
+      url: request.url,
+    };
+    const out = await spec.handler(ctx, input);
+    if (!(out instanceof RestResult)) return send(reply, defaultStatus(spec), out);
+    reply.headers(out.headers);
+    for (const c of out.cookies) {
+      if (c.clear) reply.clearCookie(c.name, { path: '/' });
+      else
+        reply.setCookie(c.name, c.value, {
+          path: '/',
+          httpOnly: c.httpOnly ?? false,
+          sameSite: 'lax',
+          maxAge: c.maxAgeSec,
+          secure: request.protocol === 'https',
+        });
+    }
+    return send(reply, out.status, out.body);
+  };
+}
+
+export function registerRestRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
+  for (const spec of routes) {
+    for (const url of mountedPaths(spec)) {
+      app.route({ method: spec.method, url, config: { spec }, handler: makeHandler(spec) });
+    }
+  }
+}

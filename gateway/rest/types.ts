@@ -1,0 +1,70 @@
+// The declarative REST route table: each documented path maps to the service function that
+// owns it. Handlers are adapters: parse input, call one service function, shape output.
+import type { RequestContext } from '../../subgraphs/core/context.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Which error envelope a route answers with (the seeds differ per module). */
+export type ErrorStyle = 'console' | 'secrets' | 'data' | 'storage' | 'analytics' | 'events';
+
+export interface RestInput {
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+  cookies: Record<string, string | undefined>;
+  /** Path and query string as received, for links (pagination). */
+  url: string;
+}
+
+export interface CookieSpec {
+  name: string;
+  value: string;
+  httpOnly?: boolean;
+  maxAgeSec?: number;
+  clear?: boolean;
+}
+
+/** A handler returns a plain body (sent with the route's status) or a RestResult. */
+export class RestResult {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+    readonly cookies: CookieSpec[] = [],
+  ) {}
+}
+
+export interface RouteSpec {
+  method: HttpMethod;
+  /** Path under /api, with `:name` parameters and a trailing slash, e.g. `/organizations/:org/`. */
+  path: string;
+  /**
+   * console: any host, mounted under both /api/ and /api/cloud/;
+   * site: needs a tenant host (400 tenant_required on a platform host);
+   * any: any host, /api/ only.
+   */
+  scope: 'console' | 'site' | 'any';
+  /** required: 401 without credentials; optional: anonymous allowed. */
+  auth: 'required' | 'optional';
+  /** The auth limit applies on top of the standard one (sign-in attempts). */
+  rateLimit?: 'auth';
+  /** Session-authenticated unsafe requests need a CSRF token, except on these routes. */
+  csrfExempt?: boolean;
+  status?: number;
+  errorStyle?: ErrorStyle;
+  /** The module (subgraph) that owns the service function. */
+  module: string;
+  summary: string;
+  handler: (ctx: RequestContext, input: RestInput) => Promise<unknown>;
+}
+
+export const API_PREFIX = '/api';
+export const CLOUD_PREFIX = '/api/cloud';
+
+/** Every concrete path a spec is served on. */
+export function mountedPaths(spec: Pick<RouteSpec, 'path' | 'scope'>): string[] {
+  const paths = [API_PREFIX + spec.path];
+  if (spec.scope === 'console' && !spec.path.startsWith('/cloud/')) paths.push(CLOUD_PREFIX + spec.path);
+  return paths;
+}

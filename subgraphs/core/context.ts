@@ -1,0 +1,55 @@
+// The one request context object carried to every service, repository and job.
+import type { Logger } from 'pino';
+import type { Platform } from './platform.js';
+
+export interface UserPrincipal {
+  kind: 'user';
+  via: 'jwt' | 'session';
+  userId: number;
+  uuid: string;
+  username: string;
+  isStaff: boolean;
+  isSuperuser: boolean;
+  /** JWT id of the access token, when authenticated by JWT. */
+  jti?: string;
+}
+
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  keyId: number;
+  appId: number;
+  siteId: number;
+}
+
+export interface AnonymousPrincipal {
+  kind: 'anonymous';
+}
+
+export type Principal = UserPrincipal | ApiKeyPrincipal | AnonymousPrincipal;
+
+export interface SiteRef {
+  id: number;
+  uuid: string;
+  slug: string;
+  name: string;
+  schemaName: string;
+  organizationId: number;
+  environment: string;
+}
+
+export interface RequestContext {
+  requestId: string;
+  principal: Principal;
+  /** The tenant resolved from the Host header; null on platform hosts. */
+  site: SiteRef | null;
+  /** The host the tenant was resolved from. */
+  host: string;
+  /** Absolute base URL of the request (scheme://host[:port]) for links in responses. */
+  baseUrl: string;
+  platform: Platform;
+  log: Logger;
+}
+
+export const ANONYMOUS: AnonymousPrincipal = Object.freeze({ kind: 'anonymous' });
+
+export const isUser = (p: Principal): p is UserPrincipal => p.kind === 'user';

@@ -1,0 +1,44 @@
+// Connections to the platform database: one pg.Pool shared by raw SQL and Prisma.
+import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../../prisma/generated/client.js';
+
+export type Db = PrismaClient;
+export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+
+// BIGINT columns (counts, audit ids) arrive as JS numbers; they stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export function createPool(url: string, max = 20): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  pool.setMaxListeners(0);
+  return pool;
+}
+
+let statementCounter = 0;
+const statementNames = new Map<string, string>();
+
+/** Named (prepared) statements, so PostgreSQL plans each distinct query once per connection. */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `p${++statementCounter}`;
+    if (statementNames.size < 5000) statementNames.set(sql, name);
+  }
+  return name;
+}
+
+export function createPrisma(pool: pg.Pool): PrismaClient {
+  const adapter = new PrismaPg(pool, { statementNameGenerator: (q) => statementName(q.sql) });
+  return new PrismaClient({ adapter });
+}
+
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string; originalCode?: string }; meta?: { driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } };
+  return (
+    err?.code === '23505' ||
+    err?.code === 'P2002' ||
+    err?.cause?.originalCode === '23505' ||
+    err?.meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation'
+  );
+}

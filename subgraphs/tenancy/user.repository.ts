@@ -1,0 +1,54 @@
+// Users in the platform database. The only module code that touches the users table.
+import type { Tx } from '../core/db.js';
+import { slugify, withUniqueSlug } from '../core/slug.js';
+import type { User } from '../../prisma/generated/client.js';
+
+export type { User };
+
+export interface NewUser {
+  username: string;
+  email: string;
+  passwordHash: string | null;
+  firstName?: string;
+  lastName?: string;
+  isStaff?: boolean;
+  isSuperuser?: boolean;
+}
+
+const isUsernameConflict = (e: unknown) => JSON.stringify((e as { meta?: unknown })?.meta ?? '').includes('username');
+
+export const userRepository = {
+  findActiveById: (db: Tx, id: number) => db.user.findFirst({ where: { id, isActive: true, isDeleted: false } }),
+  findActiveByUuid: (db: Tx, uuid: string) => db.user.findFirst({ where: { uuid, isActive: true, isDeleted: false } }),
+  findActiveByUsername: (db: Tx, username: string) =>
+    db.user.findFirst({ where: { username, isActive: true, isDeleted: false } }),
+  findActiveByEmail: (db: Tx, email: string) =>
+    db.user.findFirst({ where: { email: { equals: email, mode: 'insensitive' }, isActive: true, isDeleted: false } }),
+  anySuperuser: async (db: Tx) => (await db.user.count({ where: { isSuperuser: true, isDeleted: false } })) > 0,
+  usernameTaken: async (db: Tx, username: string) => (await db.user.count({ where: { username } })) > 0,
+
+  /** Creates a user (and an empty profile) with a unique slug generated from the username. */
+  create: (db: Tx, data: NewUser): Promise<User> =>
+    withUniqueSlug({
+      base: slugify(data.username, 'user'),
+      taken: async (base) =>
+        (await db.user.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((u) => u.slug),
+      isSlugConflict: (e) => JSON.stringify((e as { meta?: unknown })?.meta ?? '').includes('slug') || (!isUsernameConflict(e) && String(e).includes('slug')),
+      insert: (slug) =>
+        db.user.create({
+          data: {
+            slug,
+            username: data.username,
+            email: data.email,
+            passwordHash: data.passwordHash,
+            firstName: data.firstName ?? '',
+            lastName: data.lastName ?? '',
+            isStaff: data.isStaff ?? false,
+            isSuperuser: data.isSuperuser ?? false,
+            profile: { create: {} },
+          },
+        }),
+    }),
+
+  touchLastLogin: (db: Tx, id: number) => db.user.update({ where: { id }, data: { lastLogin: new Date() } }),
+};
