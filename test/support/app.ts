@@ -76,7 +76,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     } catch {
       body = res.body;
     }
-    return { status: res.statusCode, body, headers: res.headers, text: res.body, cookies: res.cookies as { name: string; value: string }[] };
+    return { status: res.statusCode, body, headers: res.headers as CallResult["headers"], text: res.body, cookies: res.cookies as { name: string; value: string }[] };
   };
 
   return {

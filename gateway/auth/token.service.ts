@@ -1,0 +1,91 @@
+// JWT flows: obtain a pair, rotate it, verify, blacklist (DECISIONS §3).
+import crypto from 'node:crypto';
+import { errors } from '../../subgraphs/core/errors.js';
+import type { Platform } from '../../subgraphs/core/platform.js';
+import { authState } from './auth-state.js';
+import { signToken, verifyToken } from './jwt.service.js';
+import { tokenRepository, type AuthUser, type Queryable } from './token.repository.js';
+
+export interface TokenPair {
+  access: string;
+  refresh: string;
+}
+
+async function signPair(db: Queryable, platform: Platform, user: AuthUser, familyId: string): Promise<TokenPair> {
+  const access = signToken(platform, user, 'access');
+  const refresh = signToken(platform, user, 'refresh');
+  await tokenRepository.insertRefresh(db, { jti: refresh.jti, familyId, userId: user.id, expiresAt: refresh.expiresAt });
+  return { access: access.token, refresh: refresh.token };
+}
+
+/** A fresh pair that starts a new refresh-token family (one family per sign-in). */
+export function issueTokenPair(platform: Platform, user: AuthUser): Promise<TokenPair> {
+  return signPair(platform.pool, platform, user, crypto.randomUUID());
+}
+
+/** Explains a refused refresh token; a spent one revokes its whole family (reuse detection). */
+async function refuse(platform: Platform, jti: string): Promise<never> {
+  const { reason, familyId } = await tokenRepository.refusal(platform.pool, jti);
+  if (familyId && reason !== 'unknown') {
+    const revoked = await tokenRepository.revokeFamily(platform.pool, familyId);
+    if (reason === 'reused') platform.log.warn({ familyId, revoked }, 'refresh token reuse detected; token family revoked');
+  }
+  if (reason === 'user_inactive') throw errors.authenticationFailed('User is inactive or deleted.');
+  throw errors.tokenNotValid('Token is blacklisted.');
+}
+
+/** Rotation: the presented refresh token is spent and a new pair of the same family issued. */
+export async function rotateRefreshToken(platform: Platform, refresh: string): Promise<TokenPair> {
+  const claims = verifyToken(platform, refresh, 'refresh');
+  const client = await platform.pool.connect();
+  let pair: TokenPair | null = null;
+  try {
+    await client.query('BEGIN');
+    const used = await tokenRepository.markUsed(client, claims.jti);
+    if (used) pair = await signPair(client, platform, used.user, used.familyId);
+    await client.query(used ? 'COMMIT' : 'ROLLBACK');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+  return pair ?? refuse(platform, claims.jti);
+}
+
+/**
+ * Logout: blacklists the refresh token's family and, when the caller also sent its access
+ * token (same user), that access token too, so it stops working before it expires.
+ */
+export async function blacklistRefreshToken(platform: Platform, refresh: string, accessToken?: string): Promise<void> {
+  const claims = verifyToken(platform, refresh, 'refresh');
+  const familyId = await tokenRepository.revokeIfUsable(platform.pool, claims.jti);
+  if (!familyId) return refuse(platform, claims.jti);
+  await tokenRepository.revokeFamily(platform.pool, familyId);
+  if (accessToken) {
+    const access = verifyToken(platform, accessToken, 'access');
+    if (access.sub === claims.sub) await revokeAccessToken(platform, access.jti, new Date(access.exp * 1000));
+  }
+}
+
+export async function revokeAccessToken(platform: Platform, jti: string, expiresAt: Date): Promise<void> {
+  await tokenRepository.revokeAccess(platform.pool, jti, expiresAt);
+  authState(platform).revokedAccess.add(jti);
+}
+
+/** The active user an access token speaks for, or token_not_valid. Cached (see auth-state.ts). */
+export async function userForAccessToken(platform: Platform, token: string): Promise<{ user: AuthUser; jti: string; exp: number }> {
+  const claims = verifyToken(platform, token, 'access');
+  const state = authState(platform);
+  if (await state.revokedAccess.has(claims.jti)) throw errors.tokenNotValid('Token is blacklisted.');
+  const user = await state.users.get(claims.sub, () => tokenRepository.activeUserByUuid(platform.pool, claims.sub));
+  if (!user) throw errors.tokenNotValid('User not found or inactive.');
+  return { user, jti: claims.jti, exp: claims.exp };
+}
+
+/** `POST /token/verify/`: any valid token of ours, still usable. */
+export async function verifyAnyToken(platform: Platform, token: string): Promise<void> {
+  const claims = verifyToken(platform, token);
+  if (claims.type === 'access') await userForAccessToken(platform, token);
+  else if (!(await tokenRepository.isUsable(platform.pool, claims.jti))) throw errors.tokenNotValid('Token is blacklisted.');
+}
