@@ -39,27 +39,56 @@ export interface AppOptions {
   requestLog?: Logger;
 }
 
-/** Fastify's own client errors (bad JSON, wrong content type, body too large) as platform errors. */
-function toAppError(err: unknown, bodyLimit: number): AppError | null {
+/** The media type of a request, without parameters, short enough to echo in a message. */
+function mediaType(request: FastifyRequest): string {
+  const raw = request.headers['content-type'];
+  return (typeof raw === 'string' ? raw.split(';')[0].trim() : '').slice(0, 100) || 'unknown';
+}
+
+const CLIENT_ERROR_CODES: Record<number, string> = {
+  401: 'not_authenticated',
+  403: 'permission_denied',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'throttled',
+};
+
+/**
+ * Fastify's own client errors (bad JSON, wrong content type, body too large, router limits) as
+ * platform errors with the platform's codes; anything else (null) is a server fault.
+ */
+function toAppError(err: unknown, request: FastifyRequest, bodyLimit: number): AppError | null {
   if (isAppError(err)) return err;
-  const e = err as { code?: string; statusCode?: number; message?: string; validation?: unknown };
+  const e = err as { code?: string; statusCode?: number; message?: string };
   switch (e?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedMediaType(String(e.message?.split(': ')[1] ?? 'unknown'));
+      return errors.unsupportedMediaType(mediaType(request));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.payloadTooLarge(bodyLimit);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.parse('The request body is empty but Content-Type is application/json.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return errors.parse('Content-Length does not match the body.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errors.parse('Malformed JSON in request body.');
   }
-  if (e instanceof SyntaxError || e?.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return errors.parse('Malformed JSON in request body.');
-  }
+  if (e instanceof SyntaxError) return errors.parse('Malformed JSON in request body.');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return new AppError({ code: 'invalid', status: e.statusCode, message: e.message ?? 'Bad request.' });
+    // Other 4xx from Fastify or a plugin: their messages are written for clients.
+    const code = CLIENT_ERROR_CODES[e.statusCode] ?? 'invalid';
+    return new AppError({ code, status: e.statusCode, message: e.message || 'Bad request.' });
   }
   return null;
+}
+
+const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Methods served on a concrete path, to tell 405 (known path, other method) from 404. */
+function allowedMethods(app: FastifyInstance, path: string): string[] {
+  return ROUTE_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
 }
 
 export function sendError(reply: FastifyReply, err: AppError, style: ErrorStyle = 'console'): FastifyReply {
@@ -127,7 +156,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
 
   app.setErrorHandler((err, request, reply) => {
     const style = request.routeOptions.config?.spec?.errorStyle ?? 'console';
-    const appErr = toAppError(err, config.bodyLimitBytes);
+    const appErr = toAppError(err, request, config.bodyLimitBytes);
     if (appErr) return sendError(reply, appErr, style);
     request.ctx?.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'unhandled error');
     return sendError(reply, errors.internal(), style);
@@ -135,10 +164,16 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
+    const allowed = allowedMethods(app, path);
+    if (allowed.length > 0) {
+      reply.header('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+      return sendError(reply, errors.methodNotAllowed(request.method));
+    }
     return sendError(reply, errors.notFound(`No route for ${request.method} ${path}.`));
   });
 
   registerHealthRoutes(app, platform);
+  (await import('./auth/jwks.route.js')).registerJwksRoute(app, platform);
   await registerGraphql(app, platform);
   registerRestRoutes(app, ROUTES);
   return app;

@@ -1,11 +1,156 @@
-// Rate limits (DECISIONS §1).
+// Rate limits (DECISIONS §1). Three fixed-window limits, each from config.rateLimits:
+//   standard: every request that reaches the limiter;
+//   write:    additionally on unsafe methods;
+//   auth:     additionally on sign-in routes (RouteSpec.rateLimit === 'auth'), counted
+//             before the handler runs so that wrong passwords count too.
+// Counted per principal (user id, API key id), per client address when anonymous. Counters
+// live in Redis when it is configured, so that several gateway processes share them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import type { RateLimitSetting } from '../subgraphs/core/config.js';
+import type { Principal } from '../subgraphs/core/context.js';
+import { errors } from '../subgraphs/core/errors.js';
 import type { Platform } from '../subgraphs/core/platform.js';
 
-export class RateLimiter {
-  constructor(private readonly platform: Platform) {}
+export type LimitName = 'standard' | 'write' | 'auth';
 
-  async enforce(_request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    void this.platform;
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+// GraphQL sends reads as POST too: counting every query as a write would throttle reads at the
+// write rate. Mutations are for the GraphQL layer to count (see docs/conventions.md).
+const WRITE_EXEMPT_URLS = new Set(['/graphql']);
+
+interface Limit {
+  name: LimitName;
+  points: number;
+  limiter: RateLimiterAbstract;
+}
+
+interface Outcome {
+  limit: Limit;
+  remaining: number;
+  msBeforeNext: number;
+  rejected: boolean;
+}
+
+export interface RateLimiterOptions {
+  /** Namespace of the counters; defaults to one per platform database (see defaultKeyPrefix). */
+  keyPrefix?: string;
+}
+
+/**
+ * Processes that share a database are one deployment and must share counters; deployments
+ * on other databases that happen to share a Redis must not. The database name draws that line
+ * without putting credentials or host names into Redis keys.
+ */
+export function defaultKeyPrefix(databaseUrl: string): string {
+  let name = 'platform';
+  try {
+    name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, '')) || name;
+  } catch {
+    // keep the fallback: a malformed URL never reaches here in practice (config validates it)
   }
+  return `rl:${name}`;
+}
+
+/** Who a request is counted against. */
+export function clientKey(principal: Principal, ip: string): string {
+  switch (principal.kind) {
+    case 'user':
+      return `u:${principal.uuid}`;
+    case 'api_key':
+      return `k:${principal.keyId}`;
+    default:
+      return `ip:${ip}`;
+  }
+}
+
+export class RateLimiter {
+  private readonly limits = new Map<LimitName, Limit>();
+  private lastStoreWarning = 0;
+
+  constructor(
+    private readonly platform: Platform,
+    opts: RateLimiterOptions = {},
+  ) {
+    const prefix = opts.keyPrefix ?? defaultKeyPrefix(platform.databaseUrl);
+    const settings = platform.config.rateLimits;
+    for (const name of ['standard', 'write', 'auth'] as const) {
+      const limit = this.build(name, settings[name], `${prefix}:${name}`);
+      if (limit) this.limits.set(name, limit);
+    }
+  }
+
+  private build(name: LimitName, setting: RateLimitSetting, keyPrefix: string): Limit | null {
+    if (setting === 'off') return null;
+    const base = { points: setting.points, duration: setting.durationSec, keyPrefix };
+    const redis = this.platform.redis;
+    // With Redis down, counting falls back to this process's memory rather than failing
+    // every request or letting every request through.
+    const limiter = redis
+      ? new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
+      : new RateLimiterMemory(base);
+    return { name, points: setting.points, limiter };
+  }
+
+  /** The limits a request counts against, in the order they are reported. */
+  applicable(request: FastifyRequest): Limit[] {
+    const out: Limit[] = [];
+    const add = (name: LimitName) => {
+      const limit = this.limits.get(name);
+      if (limit) out.push(limit);
+    };
+    add('standard');
+    const url = request.routeOptions.url ?? '';
+    if (UNSAFE_METHODS.has(request.method) && !WRITE_EXEMPT_URLS.has(url)) add('write');
+    if (request.routeOptions.config?.spec?.rateLimit === 'auth') add('auth');
+    return out;
+  }
+
+  async enforce(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const limits = this.applicable(request);
+    if (limits.length === 0) return;
+    const key = clientKey(request.ctx.principal, request.ip);
+    const outcomes = (await Promise.all(limits.map((l) => this.consume(l, key)))).filter(
+      (o): o is Outcome => o !== null,
+    );
+    if (outcomes.length === 0) return;
+    const tightest = mostConstrained(outcomes);
+    reply.header('X-RateLimit-Limit', String(tightest.limit.points));
+    reply.header('X-RateLimit-Remaining', String(tightest.remaining));
+    const rejected = outcomes.filter((o) => o.rejected);
+    if (rejected.length > 0) {
+      const waitMs = Math.max(...rejected.map((o) => o.msBeforeNext));
+      throw errors.throttled(Math.max(1, Math.ceil(waitMs / 1000)));
+    }
+  }
+
+  private async consume(limit: Limit, key: string): Promise<Outcome | null> {
+    try {
+      const res = await limit.limiter.consume(key);
+      return { limit, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext, rejected: false };
+    } catch (e) {
+      if (e instanceof RateLimiterRes) {
+        return { limit, remaining: 0, msBeforeNext: e.msBeforeNext, rejected: true };
+      }
+      // Both the store and its insurance failed: let the request through, say so (at most
+      // once a minute, so a broken store does not flood the log).
+      if (Date.now() - this.lastStoreWarning > 60_000) {
+        this.lastStoreWarning = Date.now();
+        this.platform.log.warn({ limit: limit.name, err: (e as Error)?.message }, 'rate limit store failed; not counted');
+      }
+      return null;
+    }
+  }
+}
+
+/** The limit closest to refusing: fewest points left, then the smallest limit. */
+function mostConstrained(outcomes: Outcome[]): Outcome {
+  return outcomes.reduce((best, o) =>
+    o.remaining < best.remaining || (o.remaining === best.remaining && o.limit.points < best.limit.points) ? o : best,
+  );
 }

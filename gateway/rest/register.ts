@@ -20,6 +20,11 @@ export function makeHandler(spec: RouteSpec) {
     const ctx = request.ctx;
     if (spec.scope === 'site' && !ctx.site) throw errors.tenantRequired();
     if (spec.auth === 'required' && ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
+    // Fastify parses text/plain into a string; table routes take JSON bodies (raw uploads need
+    // a parser of their own that yields a Buffer or a stream), so a string body is the wrong type.
+    if (typeof request.body === 'string') {
+      throw errors.unsupportedMediaType(String(request.headers['content-type'] ?? 'unknown').split(';')[0].slice(0, 100));
+    }
     const input: RestInput = {
       params: request.params as Record<string, string>,
       query: request.query as RestInput['query'],

@@ -26,8 +26,11 @@ export function param(query: Query, name: string): string | undefined {
   return Array.isArray(v) ? v[v.length - 1] : v;
 }
 
+/** Beyond this a page number only produces offsets PostgreSQL refuses (bigint overflow → 500). */
+export const MAX_PAGE = 1_000_000;
+
 function positiveInt(query: Query, name: string, fallback: number): number {
-  const raw = param(query, name);
+  const raw = param(query, name)?.trim();
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw errors.field(name, `"${raw}" is not a positive whole number.`);
   return Number(raw);
@@ -35,6 +38,8 @@ function positiveInt(query: Query, name: string, fallback: number): number {
 
 export function parsePage(query: Query, defaults = { pageSize: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE }): PageRequest {
   const page = positiveInt(query, 'page', 1);
+  if (page > MAX_PAGE) throw errors.field('page', `Page numbers stop at ${MAX_PAGE}.`);
+  // A page size above the maximum is clamped, not refused (DECISIONS §4).
   const pageSize = Math.min(positiveInt(query, 'page_size', defaults.pageSize), defaults.max);
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
@@ -85,8 +90,9 @@ export function parseOrdering(query: Query, allowed: Record<string, string>, fal
     .map((item) => {
       const desc = item.startsWith('-');
       const field = desc ? item.slice(1) : item;
-      const column = allowed[field];
-      if (!column) {
+      // Own keys only: `__proto__` or `constructor` must not reach the SQL as a "column".
+      const column = Object.hasOwn(allowed, field) ? allowed[field] : undefined;
+      if (typeof column !== 'string') {
         throw errors.field('ordering', `Cannot order by "${field}". Allowed: ${Object.keys(allowed).join(', ')}.`);
       }
       return { field, column, desc };

@@ -1,0 +1,171 @@
+// `npm run bench`: the platform against a bare Fastify server answering the same JSON on the
+// same route, one line per benchmark. Benchmarks are entries in BENCHMARKS below.
+//
+//   npm run bench -- [--duration 10] [--warmup 3] [--connections 20] [--only name]
+//
+// The platform runs on DATABASE_URL when set, else on an embedded PostgreSQL in a temporary
+// directory. Rate limits are off (they would answer 429 within a second); request logs are on,
+// written to /dev/null, because every real deployment pays for them.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import Fastify, { type FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../gateway/app.js';
+import { signAccessToken } from '../gateway/auth/jwt.service.js';
+import { loadConfig } from '../subgraphs/core/config.js';
+import { createLogger } from '../subgraphs/core/logger.js';
+import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
+import { hashPassword } from '../subgraphs/tenancy/password.js';
+import { seedTenancy } from '../subgraphs/tenancy/seed.js';
+import { userRepository, type User } from '../subgraphs/tenancy/user.repository.js';
+
+/** What a benchmark needs from the running platform. */
+export interface BenchEnv {
+  platform: Platform;
+  /** A signed-in user created for the run, and an access token for it. */
+  user: User;
+  token: string;
+}
+
+export interface Request {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path and query under the server root, the same on both servers. */
+  url: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface Benchmark {
+  name: string;
+  /** Data the benchmark needs (tables, records) and the request it repeats. */
+  prepare: (env: BenchEnv) => Promise<Request>;
+}
+
+export const BENCHMARKS: Benchmark[] = [
+  {
+    name: 'GET /api/users/me/ (JWT)',
+    prepare: async ({ token }) => ({ method: 'GET', url: '/api/users/me/', headers: { authorization: `Bearer ${token}` } }),
+  },
+];
+
+interface Options {
+  duration: number;
+  warmup: number;
+  connections: number;
+  only?: string;
+}
+
+function options(): Options {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '20' },
+      only: { type: 'string' },
+    },
+  });
+  return { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), only: values.only };
+}
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no TCP address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/**
+ * Load from worker threads, so the load generator does not share the server's event loop
+ * (both run in this process; on 2 cores that would halve what the server can do).
+ */
+async function measure(base: string, req: Request, durationSec: number, connections: number): Promise<{ rps: number; bad: number }> {
+  const result = await autocannon({
+    url: base + req.url,
+    method: req.method,
+    headers: { ...req.headers, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
+    connections,
+    duration: durationSec,
+    workers: 1,
+  });
+  return { rps: result.requests.average, bad: result.non2xx + result.errors + result.timeouts };
+}
+
+/** A bare server answering exactly what the platform answered, on the same route. */
+async function bareServer(req: Request, status: number, body: string, contentType: string): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false });
+  const route = req.url.split('?')[0];
+  app.route({ method: req.method, url: route, handler: async (_request, reply) => reply.code(status).type(contentType).send(body) });
+  return app;
+}
+
+async function startBenchPlatform(): Promise<{ platform: Platform; app: FastifyInstance; dataDir: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-bench-'));
+  fs.chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as another OS user when we are root
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    RATE_LIMIT_STANDARD: 'off',
+    RATE_LIMIT_AUTH: 'off',
+    RATE_LIMIT_WRITE: 'off',
+    LOG_LEVEL: 'info',
+  });
+  const log = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false }));
+  const platform = await startPlatform(config, log, { afterMigrate: seedTenancy });
+  const app = await buildApp(platform);
+  return { platform, app, dataDir };
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  const { platform, app, dataDir } = await startBenchPlatform();
+  const base = await listen(app);
+  try {
+    const user = await userRepository.create(platform.prisma, {
+      username: `bench-${Date.now().toString(36)}`,
+      email: 'bench@example.test',
+      passwordHash: await hashPassword('bench password'),
+    });
+    const env: BenchEnv = { platform, user, token: signAccessToken(platform, user) };
+    const selected = BENCHMARKS.filter((b) => !opts.only || b.name.includes(opts.only));
+    process.stdout.write(`# ${opts.duration}s per side after ${opts.warmup}s warm-up, ${opts.connections} connections, ${os.cpus().length} CPUs, Node ${process.version}\n`);
+    for (const bench of selected) process.stdout.write(`${await runOne(bench, env, base, opts)}\n`);
+  } finally {
+    await app.close();
+    await platform.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opts: Options): Promise<string> {
+  const req = await bench.prepare(env);
+  // The bare server answers the platform's own answer, byte for byte.
+  const sample = await fetch(platformBase + req.url, {
+    method: req.method,
+    headers: { ...req.headers, ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
+  });
+  const text = await sample.text();
+  if (sample.status >= 400) throw new Error(`${bench.name}: the platform answered ${sample.status}: ${text.slice(0, 200)}`);
+  const bare = await bareServer(req, sample.status, text, sample.headers.get('content-type') ?? 'application/json');
+  const bareBase = await listen(bare);
+  try {
+    if (opts.warmup > 0) await measure(platformBase, req, opts.warmup, opts.connections);
+    const p = await measure(platformBase, req, opts.duration, opts.connections);
+    if (opts.warmup > 0) await measure(bareBase, req, opts.warmup, opts.connections);
+    const b = await measure(bareBase, req, opts.duration, opts.connections);
+    const ratio = p.rps / b.rps;
+    const failures = p.bad + b.bad > 0 ? `  (non-2xx/errors: platform ${p.bad}, bare ${b.bad})` : '';
+    return `${bench.name.padEnd(32)} platform ${p.rps.toFixed(0).padStart(6)} req/s  bare ${b.rps.toFixed(0).padStart(6)} req/s  ratio ${ratio.toFixed(2)}${failures}`;
+  } finally {
+    await bare.close();
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench failed: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
