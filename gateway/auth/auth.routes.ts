@@ -23,7 +23,7 @@ function bearer(input: RestInput): string | undefined {
 }
 
 async function userView(platform: Platform, user: AuthUser) {
-  const full = await userRepository.findActiveById(platform.prisma, user.id);
+  const full = await userRepository.findActiveById(platform.pool, user.id);
   if (!full) throw errors.authenticationFailed('User not found or inactive.');
   return toUserView(full);
 }

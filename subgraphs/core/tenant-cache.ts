@@ -8,6 +8,17 @@ interface Entry {
   expires: number;
 }
 
+/** A sites row (snake_case columns) as the context's SiteRef. */
+export const toSiteRef = (r: Record<string, any>): SiteRef => ({
+  id: r.id,
+  uuid: r.uuid,
+  slug: r.slug,
+  name: r.name,
+  schemaName: r.schema_name,
+  organizationId: r.organization_id,
+  environment: r.environment,
+});
+
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 
@@ -28,18 +39,7 @@ export class TenantCache {
         WHERE d.domain = $1 AND d.is_active AND s.is_active AND NOT s.is_deleted AND o.is_active`,
       [host],
     );
-    const r = rows[0];
-    const site: SiteRef | null = r
-      ? {
-          id: r.id,
-          uuid: r.uuid,
-          slug: r.slug,
-          name: r.name,
-          schemaName: r.schema_name,
-          organizationId: r.organization_id,
-          environment: r.environment,
-        }
-      : null;
+    const site = rows[0] ? toSiteRef(rows[0]) : null;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(host, { site, expires: now + TTL_MS });
     return site;

@@ -2,6 +2,7 @@
 import type { RouteSpec } from '../../gateway/rest/types.js';
 import { toPage } from '../core/listing.js';
 import { getOrganization, listOrganizations } from './organization.service.js';
+import { getSiteConfig } from './site.service.js';
 import { getMe } from './user.service.js';
 
 export const tenancyRoutes: RouteSpec[] = [
@@ -34,5 +35,15 @@ export const tenancyRoutes: RouteSpec[] = [
     module: 'tenancy',
     summary: 'One organization by slug or UUID',
     handler: (ctx, input) => getOrganization(ctx, input.params.org),
+  },
+
+  {
+    method: 'GET',
+    path: '/sites/config/',
+    scope: 'site',
+    auth: 'required',
+    module: 'tenancy',
+    summary: 'Configuration of the site served at this host',
+    handler: (ctx) => getSiteConfig(ctx),
   },
 ];

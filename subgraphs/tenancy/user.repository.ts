@@ -1,4 +1,5 @@
 // Users in the platform database. The only module code that touches the users table.
+import type pg from 'pg';
 import type { Tx } from '../core/db.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
 import type { User } from '../../prisma/generated/client.js';
@@ -17,8 +18,41 @@ export interface NewUser {
 
 const isUsernameConflict = (e: unknown) => JSON.stringify((e as { meta?: unknown })?.meta ?? '').includes('username');
 
+const USER_COLUMNS = `id, uuid, slug, username, email, password_hash, first_name, last_name, is_staff, is_superuser,
+  is_active, is_deleted, last_login, created_at, updated_at, deleted_at`;
+
+const rowToUser = (r: Record<string, any>): User => ({
+  id: r.id,
+  uuid: r.uuid,
+  slug: r.slug,
+  username: r.username,
+  email: r.email,
+  passwordHash: r.password_hash,
+  firstName: r.first_name,
+  lastName: r.last_name,
+  isStaff: r.is_staff,
+  isSuperuser: r.is_superuser,
+  isActive: r.is_active,
+  isDeleted: r.is_deleted,
+  lastLogin: r.last_login,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  deletedAt: r.deleted_at,
+});
+
 export const userRepository = {
-  findActiveById: (db: Tx, id: number) => db.user.findFirst({ where: { id, isActive: true, isDeleted: false } }),
+  /**
+   * Hot path (every `/users/me/`): a prepared statement through pg, which costs about a
+   * third of the same read through Prisma (bench/RESULTS.md).
+   */
+  async findActiveById(pool: pg.Pool, id: number): Promise<User | null> {
+    const { rows } = await pool.query({
+      name: 'user_active_by_id',
+      text: `SELECT ${USER_COLUMNS} FROM users WHERE id = $1 AND is_active AND NOT is_deleted`,
+      values: [id],
+    });
+    return rows[0] ? rowToUser(rows[0]) : null;
+  },
   findActiveByUuid: (db: Tx, uuid: string) => db.user.findFirst({ where: { uuid, isActive: true, isDeleted: false } }),
   findActiveByUsername: (db: Tx, username: string) =>
     db.user.findFirst({ where: { username, isActive: true, isDeleted: false } }),

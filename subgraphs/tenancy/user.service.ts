@@ -39,7 +39,7 @@ export function toUserView(u: User): UserView {
 /** The signed-in caller (`/api/users/me/`, GraphQL `me`). */
 export async function getMe(ctx: RequestContext): Promise<UserView> {
   if (ctx.principal.kind !== 'user') throw errors.notAuthenticated();
-  const user = await userRepository.findActiveById(ctx.platform.prisma, ctx.principal.userId);
+  const user = await userRepository.findActiveById(ctx.platform.pool, ctx.principal.userId);
   if (!user) throw errors.authenticationFailed('User not found or inactive.');
   return toUserView(user);
 }

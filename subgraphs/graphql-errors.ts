@@ -1,0 +1,90 @@
+// The one place where errors become GraphQL errors, used by the gateway and by every
+// subgraph server: `extensions.code` is the REST `code` of the AppError (DECISIONS §11),
+// `extensions.status` its HTTP status. Anything else is an internal error whose message and
+// stack stay in the log.
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLFormattedError } from 'graphql';
+import { isAppError, type AppError } from './core/errors.js';
+import type { SubgraphContext } from './subgraph-context.js';
+
+/** Client mistakes detected by GraphQL itself, as the platform's REST codes. */
+const GRAPHQL_CLIENT_CODES: Record<string, { code: string; status: number }> = {
+  GRAPHQL_PARSE_FAILED: { code: 'parse_error', status: 400 },
+  GRAPHQL_VALIDATION_FAILED: { code: 'invalid', status: 400 },
+  BAD_USER_INPUT: { code: 'invalid', status: 400 },
+  BAD_REQUEST: { code: 'invalid', status: 400 },
+  OPERATION_RESOLUTION_FAILURE: { code: 'invalid', status: 400 },
+};
+
+/** Apollo clients retry on these exact codes (automatic persisted queries): left untouched. */
+const PASS_THROUGH = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+
+/** The AppError behind an error, through the wrappers of graphql-js and of the gateway. */
+export function findAppError(error: unknown): AppError | null {
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 10; depth++) {
+    if (isAppError(e)) return e;
+    e = (e as { originalError?: unknown }).originalError;
+  }
+  return null;
+}
+
+/**
+ * An error already formatted here by a subgraph served over HTTP: it carries a string code
+ * and a numeric status, which nothing else in the chain produces.
+ */
+function isFormattedPlatformError(f: GraphQLFormattedError): boolean {
+  return typeof f.extensions?.code === 'string' && typeof f.extensions?.status === 'number';
+}
+
+type Classified = { kind: 'platform'; code: string; status?: number; message: string; extra?: Record<string, unknown> } | { kind: 'internal' };
+
+function classify(formatted: GraphQLFormattedError, error: unknown): Classified {
+  const app = findAppError(error);
+  if (app) {
+    const extra: Record<string, unknown> = {};
+    if (app.errors) extra.errors = app.errors;
+    if (app.details) extra.details = app.details;
+    return { kind: 'platform', code: app.code, status: app.status, message: app.message, extra };
+  }
+  const code = formatted.extensions?.code;
+  if (typeof code === 'string' && PASS_THROUGH.has(code)) return { kind: 'platform', code, message: formatted.message };
+  if (isFormattedPlatformError(formatted)) {
+    const { code: c, status, errors, details } = formatted.extensions as Record<string, unknown>;
+    const extra = { ...(errors ? { errors } : {}), ...(details ? { details } : {}) };
+    return { kind: 'platform', code: c as string, status: status as number, message: formatted.message, extra };
+  }
+  const client = typeof code === 'string' ? GRAPHQL_CLIENT_CODES[code] : undefined;
+  if (client) return { kind: 'platform', ...client, message: formatted.message };
+  return { kind: 'internal' };
+}
+
+/** ApolloServer `formatError`, for the gateway and for subgraph servers alike. */
+export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const c = classify(formatted, error);
+  const base = { locations: formatted.locations, path: formatted.path };
+  if (c.kind === 'internal') {
+    return { ...base, message: 'Internal server error.', extensions: { code: 'internal_error', status: 500 } };
+  }
+  const status = c.status === undefined ? {} : { status: c.status };
+  return { ...base, message: c.message, extensions: { code: c.code, ...status, ...c.extra } };
+}
+
+/** Logs the errors that formatGraphqlError hides from the client, with the request id. */
+export function internalErrorLogger(component: string): ApolloServerPlugin<SubgraphContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, contextValue }) {
+          for (const error of errors) {
+            if (classify({ message: error.message, extensions: error.extensions }, error).kind !== 'internal') continue;
+            let cause: unknown = error;
+            while ((cause as { originalError?: unknown }).originalError) cause = (cause as { originalError: unknown }).originalError;
+            const err = cause as Error;
+            contextValue.ctx.log.error({ component, err: { message: err.message, stack: err.stack }, path: error.path }, 'graphql internal error');
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// What every subgraph resolver receives: the request context and a per-request store of
+// DataLoaders. In-process the gateway builds one per GraphQL request; over HTTP each
+// subgraph server builds one per incoming request. Loaders never outlive the request, so no
+// tenant's data is cached beyond it.
+import type { RequestContext } from './core/context.js';
+import type { Query } from './core/listing.js';
+
+export interface SubgraphContext {
+  ctx: RequestContext;
+  /** Per-request loaders by name; see perRequest(). */
+  loaders: Map<string, unknown>;
+}
+
+export function createSubgraphContext(ctx: RequestContext): SubgraphContext {
+  return { ctx, loaders: new Map() };
+}
+
+/** One instance of `make(ctx)` per request and name (DataLoaders, typically). */
+export function perRequest<T>(context: SubgraphContext, name: string, make: (ctx: RequestContext) => T): T {
+  let value = context.loaders.get(name) as T | undefined;
+  if (value === undefined) {
+    value = make(context.ctx);
+    context.loaders.set(name, value);
+  }
+  return value;
+}
+
+export interface PageArgs {
+  page?: number | null;
+  pageSize?: number | null;
+  search?: string | null;
+}
+
+/**
+ * GraphQL list arguments as the REST query the services already parse, so both transports
+ * share one validation (positive numbers, page size clamped to the maximum).
+ */
+export function pageQuery(args: PageArgs): Query {
+  const q: Query = {};
+  if (args.page != null) q.page = String(args.page);
+  if (args.pageSize != null) q.page_size = String(args.pageSize);
+  if (args.search != null) q.search = args.search;
+  return q;
+}
+
+export interface Connection<T> {
+  items: T[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+/** A service list result (`{page, count, items}`) as a GraphQL connection. */
+export function toConnection<S, T>(
+  result: { page: { page: number; pageSize: number }; count: number; items: S[] },
+  map: (item: S) => T,
+): Connection<T> {
+  return { items: result.items.map(map), total: result.count, page: result.page.page, pageSize: result.page.pageSize };
+}

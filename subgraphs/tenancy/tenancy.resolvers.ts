@@ -1,0 +1,114 @@
+// Tenancy subgraph resolvers: adapters from GraphQL to the tenancy services. Entities that
+// other subgraphs reference are loaded through per-request DataLoaders, one query per type.
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import DataLoader from 'dataloader';
+import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import type { RequestContext } from '../core/context.js';
+import { pageQuery, perRequest, toConnection, type PageArgs, type SubgraphContext } from '../subgraph-context.js';
+import { findApps, getApp, type AppRow } from './app.service.js';
+import { getOrganization, listOrganizations, type OrganizationView } from './organization.service.js';
+import type { OrganizationRow } from './organization.repository.js';
+import { findGroups, findOrganizations, findUsers, type GroupRow, type UserRow } from './reference.service.js';
+import { findDomains, findSites, getSite, listSiteDomains, type DomainRow, type SiteRow } from './site.service.js';
+import { getMe, type UserView } from './user.service.js';
+
+/** A loader of rows by id that answers null for ids the caller may not see. */
+function byId<R>(ctx: RequestContext, find: (ctx: RequestContext, ids: readonly string[]) => Promise<R[]>, idOf: (r: R) => string) {
+  return new DataLoader<string, R | null>(async (ids) => {
+    const found = new Map((await find(ctx, ids)).map((r) => [idOf(r), r]));
+    return ids.map((id) => found.get(id.toLowerCase()) ?? null);
+  });
+}
+
+const createLoaders = (ctx: RequestContext) => ({
+  organizations: byId(ctx, findOrganizations, (r) => r.uuid),
+  sites: byId(ctx, findSites, (r) => r.uuid),
+  domains: byId(ctx, findDomains, (r) => r.uuid),
+  users: byId(ctx, findUsers, (r) => r.uuid),
+  groups: byId(ctx, findGroups, (r) => String(r.id)),
+  apps: byId(ctx, findApps, (r) => r.uuid),
+});
+
+const loaders = (c: SubgraphContext) => perRequest(c, 'tenancy', createLoaders);
+
+const userFromView = (u: UserView) => ({
+  id: u.uuid,
+  slug: u.slug,
+  username: u.username,
+  email: u.email,
+  firstName: u.first_name,
+  lastName: u.last_name,
+  isStaff: u.is_staff,
+  isSuperuser: u.is_superuser,
+  isActive: u.is_active,
+  dateJoined: u.date_joined,
+  lastLogin: u.last_login,
+});
+
+// Only active users are ever loaded by reference.
+const userFromRow = (u: UserRow) => ({ ...u, id: u.uuid, isActive: true, dateJoined: u.createdAt });
+
+const orgFromView = (o: OrganizationView) => ({
+  id: o.uuid,
+  slug: o.slug,
+  name: o.name,
+  isActive: o.is_active,
+  createdAt: o.created,
+  updatedAt: o.updated,
+});
+
+const orgFromRow = (o: OrganizationRow) => ({
+  id: o.uuid,
+  slug: o.slug,
+  name: o.name,
+  isActive: o.is_active,
+  createdAt: o.created_at,
+  updatedAt: o.updated_at,
+});
+
+const siteFromRow = (s: SiteRow) => ({ ...s, id: s.uuid });
+const domainFromRow = (d: DomainRow) => ({ ...d, id: d.uuid });
+const appFromRow = (a: AppRow) => ({ ...a, id: a.uuid });
+const groupFromRow = (g: GroupRow) => ({ ...g, id: String(g.id) });
+
+type Ref = { id: string };
+const orNull = <R, T>(map: (r: R) => T) => (r: R | null) => (r ? map(r) : null);
+
+export const tenancyResolvers: GraphQLResolverMap<SubgraphContext> = {
+  DateTime: DateTimeResolver,
+  JSON: JSONResolver,
+  Query: {
+    me: (_p, _a, { ctx }) => getMe(ctx).then(userFromView),
+    organization: (_p, args: { slug: string }, { ctx }) => getOrganization(ctx, args.slug).then(orgFromView),
+    organizations: (_p, args: PageArgs, { ctx }) =>
+      listOrganizations(ctx, pageQuery(args)).then((r) => toConnection(r, orgFromView)),
+    site: (_p, args: { slug: string }, { ctx }) => getSite(ctx, args.slug).then(siteFromRow),
+    app: (_p, args: { slug: string }, { ctx }) => getApp(ctx, args.slug).then(appFromRow),
+  },
+  User: {
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).users.load(ref.id).then(orNull(userFromRow)),
+  },
+  Organization: {
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).organizations.load(ref.id).then(orNull(orgFromRow)),
+  },
+  Site: {
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).sites.load(ref.id).then(orNull(siteFromRow)),
+    // Null when the caller sees the site through a grant on it but cannot view its organization.
+    organization: (site: SiteRow, _a, c) => loaders(c).organizations.load(site.organizationUuid).then(orNull(orgFromRow)),
+    domains: (site: Ref, args: PageArgs, { ctx }) =>
+      listSiteDomains(ctx, site.id, pageQuery(args)).then((r) => toConnection(r, domainFromRow)),
+  },
+  Domain: {
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).domains.load(ref.id).then(orNull(domainFromRow)),
+    site: (d: DomainRow, _a, c) => loaders(c).sites.load(d.siteUuid).then(orNull(siteFromRow)),
+  },
+  Group: {
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).groups.load(ref.id).then(orNull(groupFromRow)),
+    organization: (g: GroupRow, _a, c) =>
+      g.organizationUuid ? loaders(c).organizations.load(g.organizationUuid).then(orNull(orgFromRow)) : null,
+  },
+  App: {
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).apps.load(ref.id).then(orNull(appFromRow)),
+    site: (a: AppRow, _a, c) => loaders(c).sites.load(a.siteUuid).then(orNull(siteFromRow)),
+  },
+};

@@ -1,0 +1,100 @@
+// /graphql as an endpoint: Apollo Sandbox for browsers, internal errors that leak nothing,
+// and the subgraph servers of the distributed mode, which trust only the signed context.
+import { signContextToken } from '../../subgraphs/context-token.js';
+import type { RequestContext } from '../../subgraphs/core/context.js';
+import { startGraphqlWorld, type GraphqlWorld } from './graphql-fixtures.js';
+
+describe('in-process', () => {
+  let w: GraphqlWorld;
+  beforeAll(async () => {
+    w = await startGraphqlWorld('in-process');
+  });
+  afterAll(() => w.close());
+
+  test('GET /graphql from a browser serves Apollo Sandbox', async () => {
+    const res = await w.t.call('GET', '/graphql', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('embeddableSandbox');
+    expect(res.text).toContain('embeddable-sandbox.cdn.apollographql.com');
+    expect(res.text).toContain('"includeCookies":true');
+  });
+
+  test('Sandbox is served on a tenant host too', async () => {
+    const res = await w.t.call('GET', '/graphql', { host: 'shop.localhost', headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('EmbeddedSandbox');
+  });
+
+  test('an unknown host answers tenant_not_found before GraphQL runs', async () => {
+    const res = await w.gql('{ me { id } }', { host: 'nowhere.example' });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('tenant_not_found');
+  });
+
+  test('an internal error leaks neither message nor stack, and is logged', async () => {
+    const pool = w.t.platform.pool;
+    const original = pool.query;
+    // Only the organizations list fails: the edge's own queries (authentication) still work.
+    pool.query = ((text: unknown, ...rest: unknown[]) =>
+      typeof text === 'string' && text.includes('FROM organizations o')
+        ? Promise.reject(new Error('connection to db-7 lost'))
+        : (original as (...a: unknown[]) => unknown).call(pool, text, ...rest)) as typeof pool.query;
+    let res;
+    try {
+      res = await w.gql('{ organizations { total } }', { token: w.t.tokenFor(w.owner) });
+    } finally {
+      pool.query = original;
+    }
+    expect(res.body.errors).toEqual([
+      { message: 'Internal server error.', path: ['organizations'], extensions: { code: 'internal_error', status: 500 } },
+    ]);
+    expect(res.text).not.toContain('db-7');
+    expect(w.t.logs.some((l) => l.includes('graphql internal error') && l.includes('db-7'))).toBe(true);
+  });
+});
+
+describe('distributed', () => {
+  let w: GraphqlWorld;
+  beforeAll(async () => {
+    w = await startGraphqlWorld('distributed');
+  });
+  afterAll(() => w.close());
+
+  const post = (url: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ me { id } }' }) });
+  const tenancy = () => w.servers.find((s) => s.name === 'tenancy')!;
+  const ctxFor = (fields: Partial<RequestContext>) =>
+    ({ requestId: 'direct', principal: { kind: 'anonymous' }, site: null, host: 'localhost', baseUrl: 'http://localhost', ...fields }) as RequestContext;
+
+  test('a subgraph server refuses a request without the signed context', async () => {
+    const res = await post(tenancy().url);
+    expect(res.status).toBe(401);
+    const body = await res.json();
+    expect(body.errors[0].extensions).toEqual({ code: 'not_authenticated', status: 401 });
+  });
+
+  test('a subgraph server refuses a context signed with another secret', async () => {
+    const res = await post(tenancy().url, { 'x-platform-context': signContextToken(ctxFor({}), 'not-the-secret') });
+    expect(res.status).toBe(401);
+  });
+
+  test('a subgraph server trusts a validly signed context', async () => {
+    const secret = w.t.platform.keys.subgraphSecret;
+    const anonymous = await post(tenancy().url, { 'x-platform-context': signContextToken(ctxFor({}), secret) });
+    expect(anonymous.status).toBe(200);
+    expect((await anonymous.json()).errors[0].extensions.code).toBe('not_authenticated');
+    const principal = { kind: 'user', via: 'jwt', userId: w.owner.id, uuid: w.owner.uuid, username: w.owner.username, isStaff: false, isSuperuser: false } as const;
+    const signed = await post(tenancy().url, { 'x-platform-context': signContextToken(ctxFor({ principal }), secret) });
+    expect((await signed.json()).data.me.id).toBe(w.owner.uuid);
+  });
+
+  test('a subgraph that cannot be reached is an internal error without details', async () => {
+    await w.servers.find((s) => s.name === 'events')!.close();
+    const res = await w.gql('{ app(slug: "shop") { name functions { total } } }', { token: w.t.tokenFor(w.owner), host: 'shop.localhost' });
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors[0].extensions).toEqual({ code: 'internal_error', status: 500 });
+    expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|stack/);
+    expect(w.t.logs.some((l) => l.includes('graphql internal error') && l.includes('ECONNREFUSED'))).toBe(true);
+  });
+});
