@@ -21,6 +21,7 @@ const userPrincipal = (u: AuthUser, via: 'jwt' | 'session', jti?: string): UserP
   isStaff: u.isStaff,
   isSuperuser: u.isSuperuser,
   jti,
+  row: u.row,
 });
 
 /**

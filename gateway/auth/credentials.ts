@@ -3,7 +3,7 @@ import { errors } from '../../subgraphs/core/errors.js';
 import type { Platform } from '../../subgraphs/core/platform.js';
 import { burnPasswordCheck, verifyPassword } from '../../subgraphs/tenancy/password.js';
 import { userRepository } from '../../subgraphs/tenancy/user.repository.js';
-import type { AuthUser } from './token.repository.js';
+import { authUserFromRecord, type AuthUser } from './token.repository.js';
 
 /** Reads required non-empty string fields from a JSON body (400 with field errors). */
 export function stringFields<K extends string>(body: unknown, names: K[]): Record<K, string> {
@@ -30,6 +30,5 @@ export async function checkCredentials(platform: Platform, username: string, pas
   // time anyway so that case is not distinguishable either.
   if (!user.passwordHash) await burnPasswordCheck(password);
   if (!(await verifyPassword(user.passwordHash, password))) throw errors.authenticationFailed(FAILED);
-  await userRepository.touchLastLogin(platform.prisma, user.id);
-  return { id: user.id, uuid: user.uuid, username: user.username, isStaff: user.isStaff, isSuperuser: user.isSuperuser };
+  return authUserFromRecord(await userRepository.touchLastLogin(platform.prisma, user.id));
 }

@@ -7,7 +7,7 @@ import { errors } from '../../subgraphs/core/errors.js';
 import type { Platform } from '../../subgraphs/core/platform.js';
 import { userRepository, type User } from '../../subgraphs/tenancy/user.repository.js';
 import { authRepository } from './auth.repository.js';
-import type { AuthUser } from './token.repository.js';
+import { authUserFromRecord, type AuthUser } from './token.repository.js';
 
 export interface ExternalIdentity {
   provider: string;
@@ -19,7 +19,6 @@ export interface ExternalIdentity {
   familyName: string | null;
 }
 
-const toAuthUser = (u: User): AuthUser => ({ id: u.id, uuid: u.uuid, username: u.username, isStaff: u.isStaff, isSuperuser: u.isSuperuser });
 
 function usernameBase(id: ExternalIdentity): string {
   const raw = id.preferredUsername || id.email?.split('@')[0] || `${id.provider}-user`;
@@ -50,7 +49,7 @@ async function createLinkedUser(platform: Platform, id: ExternalIdentity): Promi
         lastName: id.familyName ?? '',
       });
       await tx.socialAccount.create({ data: { provider: id.provider, subject: id.subject, userId: user.id, email: id.email ?? '' } });
-      return toAuthUser(user);
+      return authUserFromRecord(user);
     });
   } catch (e) {
     // A concurrent callback linked this identity (or took the name) first: the caller retries.

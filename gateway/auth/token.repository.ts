@@ -1,18 +1,22 @@
 // Refresh-token families and revoked access tokens. The only code touching those tables.
 import type pg from 'pg';
+import type { PrincipalUserRow } from '../../subgraphs/core/context.js';
+import type { User } from '../../subgraphs/tenancy/user.repository.js';
 
-/** The user fields tokens and principals are built from. */
+/** The user fields tokens and principals are built from (never the password hash). */
 export interface AuthUser {
   id: number;
   uuid: string;
   username: string;
   isStaff: boolean;
   isSuperuser: boolean;
+  row: PrincipalUserRow;
 }
 
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 
-export const USER_COLUMNS = 'u.id, u.uuid, u.username, u.is_staff, u.is_superuser';
+export const USER_COLUMNS =
+  'u.id, u.uuid, u.username, u.is_staff, u.is_superuser, u.slug, u.email, u.first_name, u.last_name, u.created_at, u.last_login';
 
 export function toAuthUser(r: Record<string, unknown>): AuthUser {
   return {
@@ -21,8 +25,26 @@ export function toAuthUser(r: Record<string, unknown>): AuthUser {
     username: r.username as string,
     isStaff: r.is_staff as boolean,
     isSuperuser: r.is_superuser as boolean,
+    row: {
+      slug: r.slug as string,
+      email: r.email as string,
+      firstName: r.first_name as string,
+      lastName: r.last_name as string,
+      createdAt: r.created_at as Date,
+      lastLogin: (r.last_login as Date | null) ?? null,
+    },
   };
 }
+
+/** The same fields from a Prisma user record. */
+export const authUserFromRecord = (u: User): AuthUser => ({
+  id: u.id,
+  uuid: u.uuid,
+  username: u.username,
+  isStaff: u.isStaff,
+  isSuperuser: u.isSuperuser,
+  row: { slug: u.slug, email: u.email, firstName: u.firstName, lastName: u.lastName, createdAt: u.createdAt, lastLogin: u.lastLogin },
+});
 
 export interface NewRefreshToken {
   jti: string;

@@ -2,6 +2,19 @@
 import type { Logger } from 'pino';
 import type { Platform } from './platform.js';
 
+/**
+ * The signed-in user's own fields as authentication loaded them: at most the auth cache's
+ * bound old (docs/auth.md), fresh in the process that changed them. Never a password hash.
+ */
+export interface PrincipalUserRow {
+  slug: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  createdAt: Date;
+  lastLogin: Date | null;
+}
+
 export interface UserPrincipal {
   kind: 'user';
   via: 'jwt' | 'session';
@@ -12,6 +25,7 @@ export interface UserPrincipal {
   isSuperuser: boolean;
   /** JWT id of the access token, when authenticated by JWT. */
   jti?: string;
+  row?: PrincipalUserRow;
 }
 
 export interface ApiKeyPrincipal {
