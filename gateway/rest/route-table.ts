@@ -1,6 +1,7 @@
 // The REST route table: every module's routes, in one list.
 import { authRoutes } from '../auth/auth.routes.js';
+import { organizationsRoutes } from '../../subgraphs/tenancy/organizations.routes.js';
 import { tenancyRoutes } from '../../subgraphs/tenancy/tenancy.routes.js';
 import type { RouteSpec } from './types.js';
 
-export const ROUTES: RouteSpec[] = [...tenancyRoutes, ...authRoutes];
+export const ROUTES: RouteSpec[] = [...organizationsRoutes, ...tenancyRoutes, ...authRoutes];

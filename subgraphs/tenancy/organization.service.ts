@@ -1,10 +1,17 @@
-// Organizations: what the caller may see of them.
+// Organizations: what the caller may see of them, and their life cycle (create, rename,
+// soft delete with its cascade to sites and domains, restore). Every write and its audit
+// entry share one transaction.
+import { invalidateApiKeys } from '../../gateway/auth/auth-state.js';
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { parseBool, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
-import { isUuid } from '../core/slug.js';
-import { accessPredicate } from './access.service.js';
-import { organizationRepository, type OrganizationRow } from './organization.repository.js';
+import { isValidSlug, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
+import { validate } from '../core/validate.js';
+import { accessPredicate, can } from './access.service.js';
+import { audit } from './audit.service.js';
+import { organizationRepository, type OrganizationFilter, type OrganizationRow } from './organization.repository.js';
+
+export type { OrganizationRow };
 
 export interface OrganizationView {
   id: number;
@@ -12,6 +19,7 @@ export interface OrganizationView {
   slug: string;
   name: string;
   is_active: boolean;
+  is_deleted: boolean;
   created: string;
   updated: string;
 }
@@ -22,6 +30,7 @@ export const toOrganizationView = (o: OrganizationRow): OrganizationView => ({
   slug: o.slug,
   name: o.name,
   is_active: o.is_active,
+  is_deleted: o.is_deleted,
   created: o.created_at.toISOString(),
   updated: o.updated_at.toISOString(),
 });
@@ -32,31 +41,179 @@ function requireUser(ctx: RequestContext): void {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
 }
 
+/**
+ * Live organizations the caller can view; with `includeDeleted`, also the soft-deleted ones
+ * they could delete or restore (owners, delete_organization / manage_organization, staff).
+ */
+function visibility(ctx: RequestContext, includeDeleted: boolean): Pick<OrganizationFilter, 'access' | 'deletedAccess'> {
+  const access = accessPredicate(ctx, 'view_organization', 'organization', 'o');
+  if (!includeDeleted) return { access };
+  return { access, deletedAccess: accessPredicate(ctx, 'delete_organization', 'organization', 'o', access.params.length + 1) };
+}
+
 export async function listOrganizations(ctx: RequestContext, query: Query) {
   requireUser(ctx);
   const page = parsePage(query);
   const order = parseOrdering(query, ORDERING, 'name');
   const includeDeleted = parseBool(query, 'include_deleted') ?? false;
-  // Soft-deleted organizations are listed for staff, and for their owners (manage_organization).
-  const access = accessPredicate(ctx, includeDeleted ? 'manage_organization' : 'view_organization', 'organization', 'o');
   const { rows, count } = await organizationRepository.list(
     ctx.platform.pool,
-    { access, search: parseSearch(query), isActive: parseBool(query, 'is_active'), includeDeleted },
+    { ...visibility(ctx, includeDeleted), search: parseSearch(query), isActive: parseBool(query, 'is_active') },
     order,
     page,
   );
   return { page, count, items: rows.map(toOrganizationView) };
 }
 
-/** One organization by slug or UUID; 404 when it does not exist or the caller may not see it. */
-export async function getOrganization(ctx: RequestContext, ref: string): Promise<OrganizationView> {
+export interface RequireOptions {
+  /** 403 unless the caller holds it on the organization. */
+  permission?: string;
+  /** Also find a soft-deleted organization (for those who may restore it). */
+  includeDeleted?: boolean;
+}
+
+/**
+ * An organization by slug or UUID as the caller sees it: 404 when it does not exist or is not
+ * visible to them (so another tenant's organization is indistinguishable from a missing one),
+ * 403 when visible but `permission` is not held.
+ */
+export async function requireOrganization(ctx: RequestContext, ref: string, opts: RequireOptions = {}): Promise<OrganizationRow> {
   requireUser(ctx);
-  const access = accessPredicate(ctx, 'view_organization', 'organization', 'o');
   const row = await organizationRepository.findOne(ctx.platform.pool, {
-    access,
-    includeDeleted: false,
-    ref: isUuid(ref) ? { uuid: ref.toLowerCase() } : { slug: ref },
+    ...visibility(ctx, opts.includeDeleted ?? false),
+    ref: slugOrUuid(ref),
   });
   if (!row) throw errors.notFound('Organization not found.');
+  if (opts.permission && !(await can(ctx, opts.permission, 'organization', row.id))) throw errors.permissionDenied();
+  return row;
+}
+
+/** One organization by slug or UUID; `?include_deleted=true` finds a soft-deleted one too. */
+export async function getOrganization(ctx: RequestContext, ref: string, query: Query = {}): Promise<OrganizationView> {
+  const includeDeleted = parseBool(query, 'include_deleted') ?? false;
+  return toOrganizationView(await requireOrganization(ctx, ref, { includeDeleted }));
+}
+
+interface OrganizationBody {
+  name?: string;
+  slug?: string;
+}
+
+const NAME = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const SLUG = { type: 'string', minLength: 1, maxLength: 100 } as const;
+const CREATE_SCHEMA = { type: 'object', properties: { name: NAME, slug: SLUG }, required: ['name'] } as const;
+const PATCH_SCHEMA = { type: 'object', properties: { name: NAME, slug: SLUG } } as const;
+
+/** Trimmed name and checked slug of a body (400 naming the field). */
+function cleanBody(body: OrganizationBody): OrganizationBody {
+  const out: OrganizationBody = {};
+  if (body.name !== undefined) {
+    out.name = body.name.trim();
+    if (!out.name) throw errors.field('name', 'This field may not be blank.');
+  }
+  if (body.slug !== undefined) {
+    if (!isValidSlug(body.slug)) {
+      throw errors.field('slug', 'Use lower-case letters, digits and single hyphens (not a UUID), at most 56 characters.');
+    }
+    out.slug = body.slug;
+  }
+  return out;
+}
+
+const SLUG_TAKEN = Symbol('slug taken');
+const slugConflict = (slug: string) => errors.conflict(`The slug "${slug}" is already in use.`, { slug: ['Already in use.'] });
+
+/** `POST /api/organizations/`: the caller becomes its owner. */
+export async function createOrganization(ctx: RequestContext, input: unknown): Promise<OrganizationView> {
+  requireUser(ctx);
+  if (ctx.principal.kind !== 'user') throw errors.permissionDenied('Only a user can create an organization.');
+  const userId = ctx.principal.userId;
+  const body = cleanBody(validate<OrganizationBody>(CREATE_SCHEMA, input));
+  const name = body.name!;
+  const row = await ctx.platform.prisma.$transaction(async (tx) => {
+    const insert = async (slug: string) => {
+      const created = await organizationRepository.insert(tx, { slug, name, createdById: userId });
+      if (!created) throw SLUG_TAKEN;
+      return created;
+    };
+    let org: OrganizationRow;
+    try {
+      org = body.slug
+        ? await insert(body.slug)
+        : await withUniqueSlug({
+            base: slugify(name, 'organization'),
+            taken: (base) => organizationRepository.slugsLike(tx, base),
+            insert,
+            isSlugConflict: (e) => e === SLUG_TAKEN,
+          });
+    } catch (e) {
+      if (e === SLUG_TAKEN) throw slugConflict(body.slug!);
+      throw e;
+    }
+    await tx.membership.create({ data: { organizationId: org.id, userId, role: 'owner' } });
+    await audit(tx, ctx, { action: 'create', objectType: 'organization', objectId: org.uuid, organizationId: org.id, changes: { name, slug: org.slug } });
+    return org;
+  });
+  return toOrganizationView(row);
+}
+
+/** `PUT` (name required) or `PATCH` (any of name, slug). */
+export async function updateOrganization(ctx: RequestContext, ref: string, input: unknown, partial: boolean): Promise<OrganizationView> {
+  const org = await requireOrganization(ctx, ref, { permission: 'change_organization' });
+  const body = cleanBody(validate<OrganizationBody>(partial ? PATCH_SCHEMA : CREATE_SCHEMA, input));
+  const next = { name: body.name ?? org.name, slug: body.slug ?? org.slug };
+  const changes = Object.fromEntries(Object.entries(next).filter(([k, v]) => org[k as 'name' | 'slug'] !== v));
+  if (Object.keys(changes).length === 0) return toOrganizationView(org);
+  const row = await ctx.platform.prisma.$transaction(async (tx) => {
+    const updated = await organizationRepository.update(tx, org.id, next);
+    if (!updated) throw slugConflict(next.slug);
+    await audit(tx, ctx, { action: 'update', objectType: 'organization', objectId: org.uuid, organizationId: org.id, changes });
+    return updated;
+  });
+  return toOrganizationView(row);
+}
+
+/**
+ * Soft delete with its cascade: the organization's live sites and their active domains, in
+ * one transaction; then every cached host is forgotten, so those hosts answer
+ * tenant_not_found at once.
+ */
+export async function deleteOrganization(ctx: RequestContext, ref: string): Promise<void> {
+  const org = await requireOrganization(ctx, ref, { permission: 'delete_organization' });
+  await ctx.platform.prisma.$transaction(async (tx) => {
+    const locked = await organizationRepository.lock(tx, org.id);
+    if (locked.is_deleted) throw errors.notFound('Organization not found.');
+    const cascade = await organizationRepository.softDelete(tx, org.id);
+    await audit(tx, ctx, {
+      action: 'delete',
+      objectType: 'organization',
+      objectId: org.uuid,
+      organizationId: org.id,
+      changes: { is_active: false, is_deleted: true, sites: cascade.sites.length, domains: cascade.domains },
+    });
+  });
+  ctx.platform.tenants.invalidate();
+  invalidateApiKeys(ctx.platform); // keys of the sites' apps stop at once
+}
+
+/** `POST …/restore/`: the organization and what its deletion cascaded to, nothing more. */
+export async function restoreOrganization(ctx: RequestContext, ref: string): Promise<OrganizationView> {
+  const org = await requireOrganization(ctx, ref, { includeDeleted: true, permission: 'delete_organization' });
+  if (!org.is_deleted) throw errors.invalid('The organization is not deleted.');
+  const row = await ctx.platform.prisma.$transaction(async (tx) => {
+    const locked = await organizationRepository.lock(tx, org.id);
+    if (!locked.is_deleted) throw errors.invalid('The organization is not deleted.');
+    const cascade = await organizationRepository.restore(tx, org.id);
+    await audit(tx, ctx, {
+      action: 'restore',
+      objectType: 'organization',
+      objectId: org.uuid,
+      organizationId: org.id,
+      changes: { is_active: true, is_deleted: false, sites: cascade.sites.length, domains: cascade.domains },
+    });
+    return organizationRepository.lock(tx, org.id);
+  });
+  ctx.platform.tenants.invalidate();
+  invalidateApiKeys(ctx.platform);
   return toOrganizationView(row);
 }

@@ -48,7 +48,7 @@ const userFromView = (u: UserView) => ({
 // Only active users are ever loaded by reference.
 const userFromRow = (u: UserRow) => ({ ...u, id: u.uuid, isActive: true, dateJoined: u.createdAt });
 
-const orgFromView = (o: OrganizationView) => ({
+export const orgFromView = (o: OrganizationView) => ({
   id: o.uuid,
   slug: o.slug,
   name: o.name,

@@ -1,5 +1,99 @@
 // Tenancy subgraph: queries and mutations of the organizations area (SDL in schema/tenancy/organizations.graphql).
+// Adapters only: GraphQL inputs become the REST body the same service functions parse.
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import type { SubgraphContext } from '../../subgraph-context.js';
+import type { Query } from '../../core/listing.js';
+import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../../subgraph-context.js';
+import { listAudit, listOrganizationAudit, type AuditView } from '../audit.service.js';
+import { acceptInvitation, declineInvitation, getInvitationByToken, type PublicInvitationView } from '../invitation-response.service.js';
+import { createInvitation, listInvitations, resendInvitation, revokeInvitation, type InvitationView, type InvitationWithToken } from '../invitation.service.js';
+import { getMember, listMembers, removeMember, updateMember, type MemberView } from '../member.service.js';
+import { createOrganization, deleteOrganization, restoreOrganization, updateOrganization } from '../organization.service.js';
+import { orgFromView } from '../tenancy.resolvers.js';
 
-export const organizationAdminResolvers: GraphQLResolverMap<SubgraphContext> = {};
+type Input = Record<string, unknown>;
+type OrgArgs = { organization: string };
+type Parent = { id: string };
+
+const memberOut = (m: MemberView) => ({ ...m, id: m.uuid, joinedAt: m.joined_at });
+
+const invitationOut = (i: InvitationView) => ({
+  id: i.uuid,
+  inviteeIdentifier: i.invitee_identifier,
+  permissions: i.permissions,
+  invitationConfig: i.invitation_config,
+  status: i.status,
+  expiresAt: i.expires_at,
+  createdAt: i.created_at,
+  invitedBy: i.invited_by,
+});
+
+const createdOut = ({ token, ...i }: InvitationWithToken) => ({ invitation: invitationOut(i), token });
+
+const publicOut = (i: PublicInvitationView) => ({
+  id: i.uuid,
+  organization: { ...i.organization, id: i.organization.uuid },
+  inviteeIdentifier: i.invitee_identifier,
+  permissions: i.permissions,
+  status: i.status,
+  expiresAt: i.expires_at,
+});
+
+const auditOut = (a: AuditView) => ({ ...a, id: String(a.id), objectType: a.object_type, objectId: a.object_id, createdAt: a.created_at });
+
+/** Extra list arguments as the REST query parameters (absent stays absent). */
+function query(args: PageArgs & Input, names: Record<string, string>): Query {
+  const q = pageQuery(args);
+  for (const [gql, rest] of Object.entries(names)) if (args[gql] != null) q[rest] = String(args[gql]);
+  return q;
+}
+
+const AUDIT_FILTERS = { objectType: 'object_type', action: 'action', organization: 'organization' };
+
+function invitationBody(input: Input): Input {
+  const config = input.invitationConfig as { group?: string[]; site?: unknown[] } | null | undefined;
+  const out: Input = { invitee_identifier: input.inviteeIdentifier };
+  if (input.permissions != null) out.permissions = input.permissions;
+  if (config) {
+    out.invitation_config = {
+      ...(config.group ? { group: config.group.map(Number) } : {}),
+      ...(config.site ? { site: config.site } : {}),
+    };
+  }
+  return out;
+}
+
+const defined = (input: Input): Input => Object.fromEntries(Object.entries(input).filter(([, v]) => v != null));
+
+export const organizationAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
+  Query: {
+    member: (_p, a: OrgArgs & { user: string }, { ctx }) => getMember(ctx, a.organization, a.user).then(memberOut),
+    invitation: (_p, a: { token: string }, { ctx }) => getInvitationByToken(ctx, a.token).then(publicOut),
+    auditEntries: (_p, a: PageArgs & Input, { ctx }) => listAudit(ctx, query(a, AUDIT_FILTERS)).then((r) => toConnection(r, auditOut)),
+  },
+  Mutation: {
+    createOrganization: (_p, a: { input: Input }, { ctx }) => createOrganization(ctx, defined(a.input)).then(orgFromView),
+    updateOrganization: (_p, a: { slug: string; input: Input }, { ctx }) => updateOrganization(ctx, a.slug, defined(a.input), true).then(orgFromView),
+    deleteOrganization: (_p, a: { slug: string }, { ctx }) => deleteOrganization(ctx, a.slug).then(() => true),
+    restoreOrganization: (_p, a: { slug: string }, { ctx }) => restoreOrganization(ctx, a.slug).then(orgFromView),
+    updateMember: (_p, a: OrgArgs & { user: string; input: Input }, { ctx }) =>
+      updateMember(ctx, a.organization, a.user, defined(a.input)).then(memberOut),
+    removeMember: (_p, a: OrgArgs & { user: string }, { ctx }) => removeMember(ctx, a.organization, a.user).then(() => true),
+    createInvitation: (_p, a: OrgArgs & { input: Input }, { ctx }) => createInvitation(ctx, a.organization, invitationBody(a.input)).then(createdOut),
+    resendInvitation: (_p, a: OrgArgs & { id: string }, { ctx }) => resendInvitation(ctx, a.organization, a.id).then(createdOut),
+    revokeInvitation: (_p, a: OrgArgs & { id: string }, { ctx }) => revokeInvitation(ctx, a.organization, a.id).then(() => true),
+    acceptInvitation: (_p, a: { token: string; username?: string; password?: string }, { ctx }) =>
+      acceptInvitation(ctx, a.token, defined({ username: a.username, password: a.password })).then((r) => ({
+        organization: { ...r.organization, id: r.organization.uuid },
+        member: memberOut(r.member),
+      })),
+    declineInvitation: (_p, a: { token: string }, { ctx }) => declineInvitation(ctx, a.token).then(publicOut),
+  },
+  Organization: {
+    members: (org: Parent, a: PageArgs & Input, { ctx }) =>
+      listMembers(ctx, org.id, query(a, { role: 'role' })).then((r) => toConnection(r, memberOut)),
+    invitations: (org: Parent, a: PageArgs & Input, { ctx }) =>
+      listInvitations(ctx, org.id, query(a, { status: 'status' })).then((r) => toConnection(r, invitationOut)),
+    auditEntries: (org: Parent, a: PageArgs & Input, { ctx }) =>
+      listOrganizationAudit(ctx, org.id, query(a, AUDIT_FILTERS)).then((r) => toConnection(r, auditOut)),
+  },
+};

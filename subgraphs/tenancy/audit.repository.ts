@@ -1,0 +1,55 @@
+// Reads of the audit trail (entries are written by audit() in audit.service.ts).
+import type pg from 'pg';
+import type { PageRequest } from '../core/listing.js';
+
+export interface AuditRow {
+  id: number;
+  actor: string | null;
+  action: string;
+  object_type: string;
+  object_id: string;
+  organization: string | null;
+  changes: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface AuditFilter {
+  organizationId?: number;
+  objectType?: string;
+  objectId?: string;
+  action?: string;
+  actor?: string;
+}
+
+function where(f: AuditFilter): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const clauses = ['TRUE'];
+  const add = (sql: (n: number) => string, value: unknown) => {
+    params.push(value);
+    clauses.push(sql(params.length));
+  };
+  if (f.organizationId !== undefined) add((n) => `a.organization_id = $${n}`, f.organizationId);
+  if (f.objectType) add((n) => `a.object_type = $${n}`, f.objectType);
+  if (f.objectId) add((n) => `a.object_id = $${n}`, f.objectId);
+  if (f.action) add((n) => `a.action = $${n}`, f.action);
+  if (f.actor) add((n) => `a.actor_id IN (SELECT id FROM users WHERE username = $${n})`, f.actor);
+  return { sql: clauses.join(' AND '), params };
+}
+
+export const auditRepository = {
+  /** Newest first; ties (entries of one transaction) in reverse order of writing. */
+  async list(pool: pg.Pool, f: AuditFilter, page: PageRequest): Promise<{ rows: AuditRow[]; count: number }> {
+    const w = where(f);
+    const n = w.params.length;
+    const [rows, count] = await Promise.all([
+      pool.query<AuditRow>(
+        `SELECT a.id, u.username AS actor, a.action, a.object_type, a.object_id, o.slug AS organization, a.changes, a.created_at
+           FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN organizations o ON o.id = a.organization_id
+          WHERE ${w.sql} ORDER BY a.created_at DESC, a.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...w.params, page.pageSize, page.offset],
+      ),
+      pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM audit_log a WHERE ${w.sql}`, w.params),
+    ]);
+    return { rows: rows.rows, count: count.rows[0].count };
+  },
+};
