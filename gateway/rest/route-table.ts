@@ -1,7 +1,13 @@
 // The REST route table: every module's routes, in one list.
 import { authRoutes } from '../auth/auth.routes.js';
 import { organizationsRoutes } from '../../subgraphs/tenancy/organizations.routes.js';
-import { tenancyRoutes } from '../../subgraphs/tenancy/tenancy.routes.js';
+import { sitesRoutes } from '../../subgraphs/tenancy/sites.routes.js';
+import { usersRoutes } from '../../subgraphs/tenancy/users.routes.js';
 import type { RouteSpec } from './types.js';
 
-export const ROUTES: RouteSpec[] = [...organizationsRoutes, ...tenancyRoutes, ...authRoutes];
+export const ROUTES: RouteSpec[] = [
+  ...organizationsRoutes,
+  ...sitesRoutes,
+  ...usersRoutes,
+  ...authRoutes,
+];

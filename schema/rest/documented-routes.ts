@@ -176,4 +176,9 @@ export const EXTRA_ROUTES: ExtraRoute[] = [
     path: '/audit/',
     reason: 'The whole audit trail, for staff (docs/tenancy-organizations.md).',
   },
+  {
+    method: 'PATCH',
+    path: '/groups/:group/',
+    reason: 'Partial update of a group, beside the documented PUT (as users, organizations and sites accept PATCH).',
+  },
 ];

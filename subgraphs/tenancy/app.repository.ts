@@ -1,5 +1,6 @@
 // Read-only queries on apps (raw SQL: the site access predicate joins in).
 import type pg from 'pg';
+import type { OrderBy, PageRequest } from '../core/listing.js';
 import type { SqlFragment } from './access.service.js';
 
 export interface AppRow {
@@ -10,6 +11,8 @@ export interface AppRow {
   description: string;
   siteId: number;
   siteUuid: string;
+  isActive: boolean;
+  isDeleted: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -21,28 +24,78 @@ export interface AppFilter {
   siteId: number | null;
   uuids?: string[];
   ref?: { uuid: string } | { slug: string };
+  /** Only this app (an API key sees its own app only). */
+  appId?: number;
+  includeDeleted?: boolean;
+  search?: string;
+}
+
+const COLUMNS = `a.id, a.uuid, a.slug, a.name, a.description, a.site_id AS "siteId", s.uuid AS "siteUuid",
+  a.is_active AS "isActive", a.is_deleted AS "isDeleted", a.created_at AS "createdAt", a.updated_at AS "updatedAt"`;
+
+function where(f: AppFilter): SqlFragment {
+  const params: unknown[] = [...f.access.params];
+  const clauses = [f.access.sql, 's.is_active', 'NOT s.is_deleted'];
+  if (!f.includeDeleted) clauses.push('a.is_active', 'NOT a.is_deleted');
+  const add = (sql: (n: number) => string, value: unknown) => {
+    params.push(value);
+    clauses.push(sql(params.length));
+  };
+  if (f.siteId !== null) add((n) => `a.site_id = $${n}`, f.siteId);
+  if (f.appId !== undefined) add((n) => `a.id = $${n}`, f.appId);
+  if (f.uuids) add((n) => `a.uuid = ANY($${n}::uuid[])`, f.uuids);
+  if (f.ref && 'uuid' in f.ref) add((n) => `a.uuid = $${n}::uuid`, f.ref.uuid);
+  if (f.ref && 'slug' in f.ref) add((n) => `a.slug = $${n}`, f.ref.slug);
+  if (f.search) add((n) => `(a.name ILIKE $${n} OR a.slug ILIKE $${n} OR a.description ILIKE $${n})`, `%${f.search.replace(/[\\%_]/g, '\\$&')}%`);
+  return { sql: clauses.join(' AND '), params };
 }
 
 export const appRepository = {
-  /** Live apps of live sites that pass the filter. */
+  /** Apps of live sites that pass the filter (live apps unless includeDeleted). */
   async find(pool: pg.Pool, f: AppFilter): Promise<AppRow[]> {
-    const params: unknown[] = [...f.access.params];
-    const clauses = [f.access.sql, 'a.is_active', 'NOT a.is_deleted', 's.is_active', 'NOT s.is_deleted'];
-    const add = (sql: (n: number) => string, value: unknown) => {
-      params.push(value);
-      clauses.push(sql(params.length));
-    };
-    if (f.siteId !== null) add((n) => `a.site_id = $${n}`, f.siteId);
-    if (f.uuids) add((n) => `a.uuid = ANY($${n}::uuid[])`, f.uuids);
-    if (f.ref && 'uuid' in f.ref) add((n) => `a.uuid = $${n}::uuid`, f.ref.uuid);
-    if (f.ref && 'slug' in f.ref) add((n) => `a.slug = $${n}`, f.ref.slug);
-    const { rows } = await pool.query<AppRow>(
-      `SELECT a.id, a.uuid, a.slug, a.name, a.description, a.site_id AS "siteId", s.uuid AS "siteUuid",
-              a.created_at AS "createdAt", a.updated_at AS "updatedAt"
-         FROM apps a JOIN sites s ON s.id = a.site_id
-        WHERE ${clauses.join(' AND ')}`,
-      params,
-    );
+    const w = where(f);
+    const { rows } = await pool.query<AppRow>(`SELECT ${COLUMNS} FROM apps a JOIN sites s ON s.id = a.site_id WHERE ${w.sql}`, w.params);
     return rows;
+  },
+
+  async list(pool: pg.Pool, f: AppFilter, order: OrderBy[], page: PageRequest): Promise<{ rows: AppRow[]; count: number }> {
+    const w = where(f);
+    const n = w.params.length;
+    const orderSql = [...order.map((o) => `a.${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 'a.id ASC'].join(', ');
+    const from = 'FROM apps a JOIN sites s ON s.id = a.site_id';
+    const [rows, count] = await Promise.all([
+      pool.query<AppRow>(`SELECT ${COLUMNS} ${from} WHERE ${w.sql} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.pageSize, page.offset]),
+      pool.query<{ count: number }>(`SELECT count(*)::int AS count ${from} WHERE ${w.sql}`, w.params),
+    ]);
+    return { rows: rows.rows, count: count.rows[0].count };
+  },
+
+  /** Slugs of the site equal to `base` or `base-…` (slugs are unique per site). */
+  async takenSlugs(pool: pg.Pool, siteId: number, base: string): Promise<string[]> {
+    const { rows } = await pool.query<{ slug: string }>('SELECT slug FROM apps WHERE site_id = $1 AND (slug = $2 OR slug LIKE $3)', [
+      siteId,
+      base,
+      `${base.replace(/[\\%_]/g, '\\$&')}-%`,
+    ]);
+    return rows.map((r) => r.slug);
+  },
+
+  /**
+   * Datatables per app. The data module creates its `datatables` table later; until it
+   * exists every app has 0 tables.
+   */
+  async tableCounts(pool: pg.Pool, appIds: number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    if (appIds.length === 0) return counts;
+    const { rows: exists } = await pool.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'datatables' AND column_name = 'app_id'`,
+    );
+    if (exists.length === 0) return counts;
+    const { rows } = await pool.query<{ app_id: number; count: number }>(
+      'SELECT app_id, count(*)::int AS count FROM datatables WHERE app_id = ANY($1::int[]) GROUP BY app_id',
+      [appIds],
+    );
+    for (const r of rows) counts.set(r.app_id, r.count);
+    return counts;
   },
 };

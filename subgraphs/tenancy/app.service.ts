@@ -1,10 +1,15 @@
 // Apps of the site served at the request's host, as the caller may see them (read paths
 // used by GraphQL and by the modules whose records belong to an app).
+import { invalidateApiKeys } from '../../gateway/auth/auth-state.js';
 import type { RequestContext, SiteRef } from '../core/context.js';
-import { errors } from '../core/errors.js';
-import { isUuid, slugOrUuid } from '../core/slug.js';
+import { isUniqueViolation } from '../core/db.js';
+import { errors, type FieldErrors } from '../core/errors.js';
+import { parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
+import { isUuid, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { accessPredicate, can } from './access.service.js';
 import { appRepository, type AppRow } from './app.repository.js';
+import { audit } from './audit.service.js';
+import { bodyObject, mayAdminister, textField } from './site.service.js';
 
 export type { AppRow };
 
@@ -16,17 +21,25 @@ async function requireSiteAccess(ctx: RequestContext): Promise<SiteRef> {
   return ctx.site;
 }
 
-/** One app of this host's site by slug or UUID; 404 for an unknown, deleted or foreign app. */
-export async function getApp(ctx: RequestContext, ref: string): Promise<AppRow> {
+/**
+ * The app of an `/api/apps/{app}/…` path, for every module: this host's site, by slug or UUID;
+ * 404 for an unknown, deleted or foreign app, and for any app but its own to an API key.
+ */
+export async function resolveApp(ctx: RequestContext, ref: string, opts: { includeDeleted?: boolean } = {}): Promise<AppRow> {
   const site = await requireSiteAccess(ctx);
   const [row] = await appRepository.find(ctx.platform.pool, {
     access: { sql: 'TRUE', params: [] }, // checked above for this very site
     siteId: site.id,
     ref: slugOrUuid(ref),
+    appId: ctx.principal.kind === 'api_key' ? ctx.principal.appId : undefined,
+    includeDeleted: opts.includeDeleted,
   });
   if (!row) throw errors.notFound('App not found.');
   return row;
 }
+
+/** One app of this host's site by slug or UUID (GraphQL `app(slug)`). */
+export const getApp = (ctx: RequestContext, ref: string): Promise<AppRow> => resolveApp(ctx, ref);
 
 /** Visible apps among `uuids`, in one query; on a tenant host only that site's apps. */
 export async function findApps(ctx: RequestContext, uuids: readonly string[]): Promise<AppRow[]> {
@@ -35,6 +48,7 @@ export async function findApps(ctx: RequestContext, uuids: readonly string[]): P
   return appRepository.find(ctx.platform.pool, {
     access: accessPredicate(ctx, 'view_site', 'site', 's'),
     siteId: ctx.site?.id ?? null,
+    appId: ctx.principal.kind === 'api_key' ? ctx.principal.appId : undefined,
     uuids: valid,
   });
 }
@@ -49,4 +63,124 @@ export async function requireApp(ctx: RequestContext, uuid: string, permission?:
   if (!row) throw errors.notFound('App not found.');
   if (permission && !(await can(ctx, permission, 'site', row.siteId))) throw errors.permissionDenied();
   return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Apps CRUD (DECISIONS §5): site owners and admins write, view_site reads.
+
+export interface AppView {
+  id: number;
+  uuid: string;
+  name: string;
+  slug: string;
+  description: string;
+  table_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export async function toAppViews(ctx: RequestContext, rows: AppRow[]): Promise<AppView[]> {
+  const counts = await appRepository.tableCounts(ctx.platform.pool, rows.map((r) => r.id));
+  return rows.map((a) => ({
+    id: a.id,
+    uuid: a.uuid,
+    name: a.name,
+    slug: a.slug,
+    description: a.description,
+    table_count: counts.get(a.id) ?? 0,
+    created_at: a.createdAt.toISOString(),
+    updated_at: a.updatedAt.toISOString(),
+  }));
+}
+
+export const toAppView = async (ctx: RequestContext, row: AppRow): Promise<AppView> => (await toAppViews(ctx, [row]))[0];
+
+/** Owners and admins of this host's site (manage_site); an API key never administers apps. */
+export async function requireSiteAdmin(ctx: RequestContext): Promise<SiteRef> {
+  const site = await requireSiteAccess(ctx);
+  if (!(await mayAdminister(ctx, 'manage_site', { id: site.id, organizationId: site.organizationId }))) throw errors.permissionDenied();
+  return site;
+}
+
+function parseAppInput(body: unknown, requireName: boolean): { name?: string; description?: string } {
+  const b = bodyObject(body);
+  const errs: FieldErrors = {};
+  const out = { name: textField(b, 'name', errs, { required: requireName, max: 200 }), description: textField(b, 'description', errs, { max: 2000 }) };
+  if (!errs.name && !requireName && typeof b.name === 'string' && !b.name.trim()) errs.name = ['This field may not be blank.'];
+  if (Object.keys(errs).length) throw errors.invalid('Invalid app.', errs);
+  return { ...out, name: out.name?.trim() };
+}
+
+const ORDERING = { name: 'name', slug: 'slug', created_at: 'created_at', updated_at: 'updated_at' };
+
+export async function listApps(ctx: RequestContext, query: Query) {
+  const site = await requireSiteAccess(ctx);
+  const page = parsePage(query);
+  const { rows, count } = await appRepository.list(
+    ctx.platform.pool,
+    {
+      access: { sql: 'TRUE', params: [] },
+      siteId: site.id,
+      appId: ctx.principal.kind === 'api_key' ? ctx.principal.appId : undefined,
+      search: parseSearch(query),
+    },
+    parseOrdering(query, ORDERING, 'name'),
+    page,
+  );
+  return { page, count, items: rows };
+}
+
+export async function createApp(ctx: RequestContext, body: unknown): Promise<AppRow> {
+  const site = await requireSiteAdmin(ctx);
+  const input = parseAppInput(body, true);
+  const app = await withUniqueSlug({
+    base: slugify(input.name!, 'app'),
+    taken: (base) => appRepository.takenSlugs(ctx.platform.pool, site.id, base),
+    isSlugConflict: isUniqueViolation,
+    insert: (slug) =>
+      ctx.platform.prisma.$transaction(async (tx) => {
+        const a = await tx.app.create({
+          data: { siteId: site.id, slug, name: input.name!, description: input.description ?? '', createdById: ctx.principal.kind === 'user' ? ctx.principal.userId : null },
+        });
+        await audit(tx, ctx, { action: 'create', objectType: 'app', objectId: a.uuid, organizationId: site.organizationId, siteId: site.id, changes: { slug, name: a.name } });
+        return a;
+      }),
+  });
+  return resolveApp(ctx, app.uuid);
+}
+
+export async function updateApp(ctx: RequestContext, ref: string, body: unknown, partial: boolean): Promise<AppRow> {
+  const app = await resolveApp(ctx, ref);
+  const site = await requireSiteAdmin(ctx);
+  const input = parseAppInput(body, !partial);
+  const data = { ...(input.name !== undefined && { name: input.name }), ...(input.description !== undefined && { description: input.description }) };
+  await ctx.platform.prisma.$transaction(async (tx) => {
+    await tx.app.update({ where: { id: app.id }, data });
+    await audit(tx, ctx, { action: 'update', objectType: 'app', objectId: app.uuid, organizationId: site.organizationId, siteId: site.id, changes: data });
+  });
+  return resolveApp(ctx, app.uuid);
+}
+
+/** Soft delete; the app's API keys stop at once. */
+export async function deleteApp(ctx: RequestContext, ref: string): Promise<void> {
+  const app = await resolveApp(ctx, ref);
+  const site = await requireSiteAdmin(ctx);
+  await ctx.platform.prisma.$transaction(async (tx) => {
+    await tx.app.update({ where: { id: app.id }, data: { isActive: false, isDeleted: true, deletedAt: new Date() } });
+    await audit(tx, ctx, { action: 'delete', objectType: 'app', objectId: app.uuid, organizationId: site.organizationId, siteId: site.id });
+  });
+  invalidateApiKeys(ctx.platform);
+}
+
+export async function restoreApp(ctx: RequestContext, ref: string): Promise<AppRow> {
+  const app = await resolveApp(ctx, ref, { includeDeleted: true });
+  const site = await requireSiteAdmin(ctx);
+  if (app.isDeleted || !app.isActive) {
+    await ctx.platform.prisma.$transaction(async (tx) => {
+      await tx.app.update({ where: { id: app.id }, data: { isActive: true, isDeleted: false, deletedAt: null } });
+      await audit(tx, ctx, { action: 'restore', objectType: 'app', objectId: app.uuid, organizationId: site.organizationId, siteId: site.id });
+    });
+    invalidateApiKeys(ctx.platform);
+  }
+  return resolveApp(ctx, app.uuid);
 }

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import type { SiteRef } from '../core/context.js';
 import { toSiteRef } from '../core/tenant-cache.js';
-import type { PageRequest } from '../core/listing.js';
+import type { OrderBy, PageRequest } from '../core/listing.js';
 import type { SqlFragment } from './access.service.js';
 
 export interface SiteRow {
@@ -13,7 +13,12 @@ export interface SiteRow {
   description: string;
   environment: string;
   siteSettings: Record<string, unknown>;
+  schemaName: string;
+  isActive: boolean;
+  isDeleted: boolean;
+  organizationId: number;
   organizationUuid: string;
+  organizationSlug: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -35,22 +40,35 @@ export interface SiteFilter {
   /** On a tenant host, only that site is ever found. */
   tenantSiteId: number | null;
   uuids?: string[];
+  ids?: number[];
   ref?: { uuid: string } | { slug: string };
+  /** Soft-deleted sites too (staff, owners, restore). */
+  includeDeleted?: boolean;
+  organizationId?: number;
+  search?: string;
+  isActive?: boolean;
 }
 
 const SITE_COLUMNS = `s.id, s.uuid, s.slug, s.name, s.description, s.environment, s.site_settings AS "siteSettings",
-  o.uuid AS "organizationUuid", s.created_at AS "createdAt", s.updated_at AS "updatedAt"`;
+  s.schema_name AS "schemaName", s.is_active AS "isActive", s.is_deleted AS "isDeleted",
+  o.id AS "organizationId", o.uuid AS "organizationUuid", o.slug AS "organizationSlug",
+  s.created_at AS "createdAt", s.updated_at AS "updatedAt"`;
 
 /** Live sites of live organizations, restricted by access and tenant. */
 function siteWhere(f: SiteFilter): SqlFragment {
   const params: unknown[] = [...f.access.params];
-  const clauses = [f.access.sql, 's.is_active', 'NOT s.is_deleted', 'o.is_active', 'NOT o.is_deleted'];
+  const clauses = [f.access.sql, 'o.is_active', 'NOT o.is_deleted'];
+  if (!f.includeDeleted) clauses.push('s.is_active', 'NOT s.is_deleted');
   const add = (sql: (n: number) => string, value: unknown) => {
     params.push(value);
     clauses.push(sql(params.length));
   };
   if (f.tenantSiteId !== null) add((n) => `s.id = $${n}`, f.tenantSiteId);
   if (f.uuids) add((n) => `s.uuid = ANY($${n}::uuid[])`, f.uuids);
+  if (f.ids) add((n) => `s.id = ANY($${n}::int[])`, f.ids);
+  if (f.organizationId !== undefined) add((n) => `s.organization_id = $${n}`, f.organizationId);
+  if (f.isActive !== undefined) add((n) => `s.is_active = $${n}`, f.isActive);
+  if (f.search) add((n) => `(s.name ILIKE $${n} OR s.slug ILIKE $${n} OR s.description ILIKE $${n})`, `%${f.search.replace(/[\\%_]/g, '\\$&')}%`);
   if (f.ref && 'uuid' in f.ref) add((n) => `s.uuid = $${n}::uuid`, f.ref.uuid);
   if (f.ref && 'slug' in f.ref) add((n) => `s.slug = $${n}`, f.ref.slug);
   return { sql: clauses.join(' AND '), params };
@@ -67,6 +85,47 @@ export const siteRepository = {
       w.params,
     );
     return rows;
+  },
+
+  async list(pool: pg.Pool, f: SiteFilter, order: OrderBy[], page: PageRequest): Promise<{ rows: SiteRow[]; count: number }> {
+    const w = siteWhere(f);
+    const orderSql = [...order.map((o) => `s.${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 's.id ASC'].join(', ');
+    const n = w.params.length;
+    const from = 'FROM sites s JOIN organizations o ON o.id = s.organization_id';
+    const [rows, count] = await Promise.all([
+      pool.query<SiteRow>(`SELECT ${SITE_COLUMNS} ${from} WHERE ${w.sql} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+        ...w.params,
+        page.pageSize,
+        page.offset,
+      ]),
+      pool.query<{ count: number }>(`SELECT count(*)::int AS count ${from} WHERE ${w.sql}`, w.params),
+    ]);
+    return { rows: rows.rows, count: count.rows[0].count };
+  },
+
+  /** Slugs equal to `base` or `base-…` (for withUniqueSlug). */
+  async takenSlugs(pool: pg.Pool, table: 'sites' | 'domains', base: string): Promise<string[]> {
+    const { rows } = await pool.query<{ slug: string }>(`SELECT slug FROM ${table} WHERE slug = $1 OR slug LIKE $2`, [
+      base,
+      `${base.replace(/[\\%_]/g, '\\$&')}-%`,
+    ]);
+    return rows.map((r) => r.slug);
+  },
+
+  /** Every host of a site, active or not (to forget them in the tenant cache). */
+  async hosts(pool: pg.Pool, siteId: number): Promise<string[]> {
+    const { rows } = await pool.query<{ domain: string }>('SELECT domain FROM domains WHERE site_id = $1', [siteId]);
+    return rows.map((r) => r.domain);
+  },
+
+  /** One domain of a site by slug or UUID, active or not. */
+  async findDomain(pool: pg.Pool, siteId: number, ref: { uuid: string } | { slug: string }): Promise<DomainRow | null> {
+    const [col, value] = 'uuid' in ref ? ['d.uuid = $2::uuid', ref.uuid] : ['d.slug = $2', ref.slug];
+    const { rows } = await pool.query<DomainRow>(
+      `SELECT ${DOMAIN_COLUMNS} FROM domains d JOIN sites s ON s.id = d.site_id WHERE d.site_id = $1 AND ${col}`,
+      [siteId, value],
+    );
+    return rows[0] ?? null;
   },
 
   /** Domains by UUID whose site passes the same filter as find(). */

@@ -1,10 +1,22 @@
-// Users as the API shows them, and the first-run superuser.
+// Users as the API shows them: the caller (`me`), the console's user management (DECISIONS §4)
+// and the first-run superuser.
+//
+// Who may do what: staff and superusers see and manage every user; any other user sees
+// themselves and the members of the organizations they belong to (others answer 404), and
+// changes only themselves (403 for a visible other). Only a superuser grants or changes
+// is_staff / is_superuser, or changes and deletes a superuser's account.
 import type { Logger } from 'pino';
-import type { RequestContext } from '../core/context.js';
+import { invalidateUserAuth } from '../../gateway/auth/auth-state.js';
+import type { RequestContext, UserPrincipal } from '../core/context.js';
 import type { Tx } from '../core/db.js';
 import { errors } from '../core/errors.js';
+import { parseBool, parseOrdering, parsePage, parseSearch, param, type Query } from '../core/listing.js';
+import { slugOrUuid } from '../core/slug.js';
+import { audit } from './audit.service.js';
 import { hashPassword } from './password.js';
-import { userRepository, type User } from './user.repository.js';
+import { runAfter, runBeforeCreate } from './user-hooks.js';
+import { parseUserFields, type UserFields } from './user-input.js';
+import { userRepository, type User, type UserFilter } from './user.repository.js';
 
 export interface UserView {
   uuid: string;
@@ -73,4 +85,195 @@ export async function ensureFirstSuperuser(db: Tx, admin: SuperuserInput | null,
   }
   const user = await createSuperuser(db, admin);
   log.info({ username: user.username }, 'first superuser created');
+}
+
+// ---- Console user management -------------------------------------------------------------
+
+export const isOperator = (ctx: RequestContext): boolean =>
+  ctx.principal.kind === 'user' && (ctx.principal.isStaff || ctx.principal.isSuperuser);
+
+/** The signed-in user; API keys act for an app and never manage console users. */
+export function requireUserPrincipal(ctx: RequestContext): UserPrincipal {
+  if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
+  if (ctx.principal.kind !== 'user') throw errors.permissionDenied();
+  return ctx.principal;
+}
+
+const ORDERING = {
+  username: 'username',
+  email: 'email',
+  first_name: 'first_name',
+  last_name: 'last_name',
+  date_joined: 'created_at',
+  created_at: 'created_at',
+  last_login: 'last_login',
+};
+
+function visibility(ctx: RequestContext, includeDeleted = false): Pick<UserFilter, 'viewerId' | 'includeDeleted'> {
+  const me = requireUserPrincipal(ctx);
+  const operator = isOperator(ctx);
+  // Only staff may look at soft-deleted accounts.
+  return { viewerId: operator ? null : me.userId, includeDeleted: operator && includeDeleted };
+}
+
+export async function listUsers(ctx: RequestContext, query: Query) {
+  const vis = visibility(ctx, parseBool(query, 'include_deleted'));
+  const page = parsePage(query);
+  const order = parseOrdering(query, ORDERING, 'username');
+  const org = param(query, 'organization_slug')?.trim();
+  const filter: UserFilter = {
+    ...vis,
+    search: parseSearch(query),
+    isActive: parseBool(query, 'is_active'),
+    organization: org ? slugOrUuid(org) : undefined,
+  };
+  const { rows, count } = await userRepository.list(ctx.platform.pool, filter, order, page);
+  return { page, count, items: rows.map(toUserView) };
+}
+
+/** A user the caller may see, by slug or UUID; 404 otherwise. */
+export async function findVisibleUser(ctx: RequestContext, ref: string, includeDeleted = false): Promise<User> {
+  const vis = visibility(ctx, includeDeleted);
+  // `me` is the caller on every /users/{user}/ path (GET /users/me/ has its own route).
+  const where = ref === 'me' ? { uuid: (ctx.principal as UserPrincipal).uuid } : slugOrUuid(ref);
+  const user = await userRepository.findOne(ctx.platform.pool, { ...vis, ref: where });
+  if (!user) throw errors.notFound('User not found.');
+  return user;
+}
+
+export async function getUser(ctx: RequestContext, ref: string, query: Query = {}): Promise<UserView> {
+  return toUserView(await findVisibleUser(ctx, ref, parseBool(query, 'include_deleted') ?? false));
+}
+
+/** The target of a change: visible (else 404) and the caller's own or the caller is staff (else 403). */
+export async function requireChangeableUser(ctx: RequestContext, ref: string, includeDeleted = false): Promise<User> {
+  const me = requireUserPrincipal(ctx);
+  const user = await findVisibleUser(ctx, ref, includeDeleted);
+  const self = user.id === me.userId;
+  if (!self && !isOperator(ctx)) throw errors.permissionDenied();
+  if (!self && user.isSuperuser && !me.isSuperuser) throw errors.permissionDenied('Only a superuser may change a superuser.');
+  return user;
+}
+
+const conflictUsername = () =>
+  errors.conflict('A user with that username already exists.', { username: ['A user with that username already exists.'] });
+
+/**
+ * An e-mail address names one active account: social sign-in links a verified e-mail to "the"
+ * user with that address, and invitations look the invitee up by it.
+ */
+async function checkEmailFree(ctx: RequestContext, email: string | undefined, exceptId?: number): Promise<void> {
+  if (!email) return;
+  const other = await userRepository.findActiveByEmail(ctx.platform.prisma, email);
+  if (other && other.id !== exceptId) {
+    throw errors.conflict('A user with that email already exists.', { email: ['A user with that email already exists.'] });
+  }
+}
+
+function translateUnique(e: unknown): never {
+  if (userRepository.isUsernameConflict(e)) throw conflictUsername();
+  throw e;
+}
+
+// Concurrent creates of alike usernames wait on each other's slug (unique index) before one
+// retries in its savepoint: allow more than Prisma's default 5 s for such a queue.
+const SLUG_TX = { maxWait: 10_000, timeout: 20_000 };
+
+export async function createUser(ctx: RequestContext, body: unknown): Promise<UserView> {
+  const me = requireUserPrincipal(ctx);
+  if (!isOperator(ctx)) throw errors.permissionDenied();
+  const f = parseUserFields(body, 'create');
+  if ((f.isStaff || f.isSuperuser) && !me.isSuperuser) throw errors.permissionDenied('Only a superuser may grant staff or superuser status.');
+  const db = ctx.platform.prisma;
+  if (await userRepository.usernameTaken(db, f.username!)) throw conflictUsername();
+  await checkEmailFree(ctx, f.email);
+  await runBeforeCreate(ctx, {
+    username: f.username!,
+    email: f.email!,
+    first_name: f.firstName ?? '',
+    last_name: f.lastName ?? '',
+    is_staff: f.isStaff ?? false,
+    is_superuser: f.isSuperuser ?? false,
+  });
+  const passwordHash = await hashPassword(f.password!);
+  const user = await db
+    .$transaction(async (tx) => {
+      const created = await userRepository.createInTx(tx, { ...f, username: f.username!, email: f.email!, passwordHash });
+      await audit(tx, ctx, { action: 'create', objectType: 'user', objectId: created.uuid, changes: auditChanges(f) });
+      return created;
+    }, SLUG_TX)
+    .catch(translateUnique);
+  const view = toUserView(user);
+  await runAfter(ctx, 'afterCreate', view);
+  return view;
+}
+
+/** The attribute names and new values of a change, passwords reduced to "[changed]" by audit(). */
+function auditChanges(f: UserFields): Record<string, unknown> {
+  const names: Record<keyof UserFields, string> = {
+    username: 'username', email: 'email', password: 'password', firstName: 'first_name', lastName: 'last_name',
+    isStaff: 'is_staff', isSuperuser: 'is_superuser', isActive: 'is_active',
+  };
+  return Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined).map(([k, v]) => [names[k as keyof UserFields], v]));
+}
+
+function checkPrivilegedChanges(ctx: RequestContext, user: User, f: UserFields): void {
+  const me = ctx.principal as UserPrincipal;
+  const flagChange = (f.isStaff !== undefined && f.isStaff !== user.isStaff) || (f.isSuperuser !== undefined && f.isSuperuser !== user.isSuperuser);
+  if (flagChange && !me.isSuperuser) throw errors.permissionDenied('Only a superuser may change staff or superuser status.');
+  if (f.isActive !== undefined && f.isActive !== user.isActive && !isOperator(ctx)) {
+    throw errors.permissionDenied('Only staff may activate or deactivate a user.');
+  }
+}
+
+/** PUT (`replace`: username and email required) or PATCH (`patch`). */
+export async function updateUser(ctx: RequestContext, ref: string, body: unknown, mode: 'replace' | 'patch'): Promise<UserView> {
+  const user = await requireChangeableUser(ctx, ref);
+  const f = parseUserFields(body, mode);
+  checkPrivilegedChanges(ctx, user, f);
+  const db = ctx.platform.prisma;
+  if (f.username !== undefined && f.username !== user.username && (await userRepository.usernameTaken(db, f.username))) {
+    throw conflictUsername();
+  }
+  if (f.email !== undefined && f.email.toLowerCase() !== user.email.toLowerCase()) await checkEmailFree(ctx, f.email, user.id);
+  const passwordHash = f.password !== undefined ? await hashPassword(f.password) : undefined;
+  const { password: _password, ...data } = f;
+  const updated = await db
+    .$transaction(async (tx) => {
+      const u = await userRepository.update(tx, user.id, { ...data, ...(passwordHash ? { passwordHash } : {}) });
+      await audit(tx, ctx, { action: 'update', objectType: 'user', objectId: u.uuid, changes: auditChanges(f) });
+      return u;
+    })
+    .catch(translateUnique);
+  // Flags and activity are read from the auth cache on every request: refresh it now.
+  invalidateUserAuth(ctx.platform, user.uuid);
+  const view = toUserView(updated);
+  await runAfter(ctx, 'afterUpdate', view, toUserView(user));
+  return view;
+}
+
+/** Soft delete: the record and its audit trail stay; sign-in and existing tokens stop. */
+export async function deleteUser(ctx: RequestContext, ref: string): Promise<void> {
+  const user = await requireChangeableUser(ctx, ref);
+  const deleted = await ctx.platform.prisma.$transaction(async (tx) => {
+    const u = await userRepository.softDelete(tx, user.id);
+    await audit(tx, ctx, { action: 'delete', objectType: 'user', objectId: u.uuid, changes: { is_active: false, is_deleted: true } });
+    return u;
+  });
+  invalidateUserAuth(ctx.platform, user.uuid);
+  await runAfter(ctx, 'afterDelete', toUserView(deleted));
+}
+
+/** `POST /users/{user}/restore/` (staff): undoes a soft delete. */
+export async function restoreUser(ctx: RequestContext, ref: string): Promise<UserView> {
+  // Deleted accounts are invisible to non-staff: they get 404 from the lookup, before any 403.
+  const user = await requireChangeableUser(ctx, ref, true);
+  if (!isOperator(ctx)) throw errors.permissionDenied();
+  const restored = await ctx.platform.prisma.$transaction(async (tx) => {
+    const u = await userRepository.restore(tx, user.id);
+    await audit(tx, ctx, { action: 'restore', objectType: 'user', objectId: u.uuid, changes: { is_active: true, is_deleted: false } });
+    return u;
+  });
+  invalidateUserAuth(ctx.platform, user.uuid);
+  return toUserView(restored);
 }

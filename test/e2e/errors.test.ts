@@ -125,9 +125,9 @@ test('an unknown route with a bad JSON body is still a 404 or a 400, not a 500',
 });
 
 test.each([
-  ['DELETE', '/api/users/me/'],
+  ['DELETE', '/api/permissions/'],
   ['PATCH', '/api/_test/echo/'],
-  ['PUT', '/api/cloud/users/me/'],
+  ['PUT', '/api/cloud/permissions/'],
 ])('a known path with another method (%s %s) answers 405 with Allow', async (method, url) => {
   const res = await send(method, url, method === 'DELETE' ? undefined : '{}', method === 'DELETE' ? {} : { 'content-type': 'application/json' });
   expectEnvelope(res, 405, 'method_not_allowed');

@@ -1,5 +1,50 @@
 // Tenancy subgraph: queries and mutations of the sites area (SDL in schema/tenancy/sites.graphql).
+// Adapters only: GraphQL inputs become the REST body the same service functions parse.
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import type { SubgraphContext } from '../../subgraph-context.js';
+import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../../subgraph-context.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../api-key-admin.service.js';
+import { createApp, deleteApp, listApps, updateApp, type AppRow } from '../app.service.js';
+import { createDomain, deleteDomain, updateDomain } from '../domain.service.js';
+import { createSite, deleteSite, listSites, restoreSite, updateSite, type DomainRow, type SiteRow } from '../site.service.js';
 
-export const siteAdminResolvers: GraphQLResolverMap<SubgraphContext> = {};
+type Input = Record<string, unknown>;
+
+const siteOut = (s: SiteRow) => ({ ...s, id: s.uuid });
+const domainOut = (d: DomainRow) => ({ ...d, id: d.uuid });
+const appOut = (a: AppRow) => ({ ...a, id: a.uuid });
+const keyOut = (k: { id: number; uuid: string }) => ({ ...k, id: k.uuid, keyId: k.id });
+
+/** camelCase GraphQL input fields as the snake_case body of the REST routes (absent stays absent). */
+function body(input: Input, names: Record<string, string>): Input {
+  const out: Input = {};
+  for (const [gql, rest] of Object.entries(names)) if (input[gql] !== undefined) out[rest] = input[gql];
+  return out;
+}
+
+const SITE_FIELDS = { name: 'name', description: 'description', environment: 'environment', siteSettings: 'site_settings' };
+const DOMAIN_FIELDS = { domain: 'domain', isPrimary: 'is_primary' };
+const APP_FIELDS = { name: 'name', description: 'description' };
+
+export const siteAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
+  Query: {
+    sites: (_p, args: PageArgs, { ctx }) => listSites(ctx, pageQuery(args)).then((r) => toConnection(r, siteOut)),
+    apps: (_p, args: PageArgs, { ctx }) => listApps(ctx, pageQuery(args)).then((r) => toConnection(r, appOut)),
+    apiKeys: (_p, args: PageArgs & { app: string }, { ctx }) => listApiKeys(ctx, args.app, pageQuery(args)).then((r) => toConnection(r, keyOut)),
+  },
+  Mutation: {
+    createSite: (_p, a: { organization: string; input: Input }, { ctx }) => createSite(ctx, a.organization, body(a.input, SITE_FIELDS)).then(siteOut),
+    updateSite: (_p, a: { slug: string; input: Input }, { ctx }) => updateSite(ctx, a.slug, body(a.input, SITE_FIELDS), true).then(siteOut),
+    deleteSite: (_p, a: { slug: string; purge?: boolean }, { ctx }) => deleteSite(ctx, a.slug, { purge: String(a.purge ?? false) }).then(() => true),
+    restoreSite: (_p, a: { slug: string }, { ctx }) => restoreSite(ctx, a.slug).then(siteOut),
+    createDomain: (_p, a: { site: string; input: Input }, { ctx }) => createDomain(ctx, a.site, body(a.input, DOMAIN_FIELDS)).then(domainOut),
+    updateDomain: (_p, a: { site: string; domain: string; input: Input }, { ctx }) =>
+      updateDomain(ctx, a.site, a.domain, body(a.input, DOMAIN_FIELDS)).then(domainOut),
+    deleteDomain: (_p, a: { site: string; domain: string }, { ctx }) => deleteDomain(ctx, a.site, a.domain).then(() => true),
+    createApp: (_p, a: { input: Input }, { ctx }) => createApp(ctx, body(a.input, APP_FIELDS)).then(appOut),
+    updateApp: (_p, a: { slug: string; input: Input }, { ctx }) => updateApp(ctx, a.slug, body(a.input, APP_FIELDS), true).then(appOut),
+    deleteApp: (_p, a: { slug: string }, { ctx }) => deleteApp(ctx, a.slug).then(() => true),
+    createApiKey: (_p, a: { app: string; name: string }, { ctx }) =>
+      createApiKey(ctx, a.app, { name: a.name }).then(({ key, ...k }) => ({ apiKey: keyOut(k), key })),
+    revokeApiKey: (_p, a: { app: string; id: string }, { ctx }) => revokeApiKey(ctx, a.app, a.id).then(() => true),
+  },
+};

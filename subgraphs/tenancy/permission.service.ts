@@ -1,0 +1,18 @@
+// `GET /api/permissions/`: the permission catalogue (any signed-in user). One page holds the
+// whole catalogue by default (page_size default 100) so clients rarely need a second request.
+import type { RequestContext } from '../core/context.js';
+import { errors } from '../core/errors.js';
+import { parsePage, parseSearch, param, type Query } from '../core/listing.js';
+import { PERMISSIONS, type PermissionDef } from './permission.catalog.js';
+
+export async function listPermissions(ctx: RequestContext, query: Query) {
+  if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
+  const page = parsePage(query, { pageSize: 100, max: 100 });
+  const resource = param(query, 'resource')?.trim();
+  const search = parseSearch(query)?.toLowerCase();
+  const all: PermissionDef[] = PERMISSIONS.filter(
+    (p) => (!resource || p.resource === resource) && (!search || p.codename.includes(search) || p.name.toLowerCase().includes(search)),
+  );
+  const items = all.slice(page.offset, page.offset + page.pageSize).map((p) => ({ codename: p.codename, name: p.name, resource: p.resource }));
+  return { page, count: all.length, items };
+}

@@ -1,0 +1,55 @@
+// A user's profile (`/api/users/{user}/profile/`): readable and writable by the user and staff.
+// A visible user's profile answers 403 to anyone else; an invisible user's, 404.
+import type { RequestContext } from '../core/context.js';
+import { errors } from '../core/errors.js';
+import { audit } from './audit.service.js';
+import { profileRepository, type UserProfile } from './profile.repository.js';
+import { parseProfileFields } from './user-input.js';
+import { findVisibleUser, isOperator, requireChangeableUser, requireUserPrincipal } from './user.service.js';
+
+export interface ProfileView {
+  user: string;
+  bio: string;
+  avatar_url: string;
+  phone: string;
+  timezone: string;
+  locale: string;
+  attributes: Record<string, unknown>;
+}
+
+const DEFAULTS = { bio: '', avatarUrl: '', phone: '', timezone: 'UTC', locale: 'en', attributes: {} };
+
+function toProfileView(userUuid: string, p: Pick<UserProfile, 'bio' | 'avatarUrl' | 'phone' | 'timezone' | 'locale' | 'attributes'> | null): ProfileView {
+  const v = p ?? DEFAULTS;
+  return {
+    user: userUuid,
+    bio: v.bio,
+    avatar_url: v.avatarUrl,
+    phone: v.phone,
+    timezone: v.timezone,
+    locale: v.locale,
+    attributes: (v.attributes ?? {}) as Record<string, unknown>,
+  };
+}
+
+export async function getProfile(ctx: RequestContext, ref: string): Promise<ProfileView> {
+  const me = requireUserPrincipal(ctx);
+  const user = await findVisibleUser(ctx, ref);
+  if (user.id !== me.userId && !isOperator(ctx)) throw errors.permissionDenied();
+  return toProfileView(user.uuid, await profileRepository.find(ctx.platform.prisma, user.id));
+}
+
+export async function updateProfile(ctx: RequestContext, ref: string, body: unknown): Promise<ProfileView> {
+  const user = await requireChangeableUser(ctx, ref);
+  const fields = parseProfileFields(body);
+  const saved = await ctx.platform.prisma.$transaction(async (tx) => {
+    const p = await profileRepository.upsert(tx, user.id, fields);
+    // Attribute values may be anything a client stores: the audit records which keys changed.
+    const { attributes, ...rest } = fields;
+    const changes: Record<string, unknown> = { ...rest };
+    if (attributes !== undefined) changes.attributes = Object.keys(attributes);
+    await audit(tx, ctx, { action: 'update', objectType: 'user_profile', objectId: user.uuid, changes });
+    return p;
+  });
+  return toProfileView(user.uuid, saved);
+}

@@ -1,0 +1,104 @@
+// REST routes of the users area: users, profiles, groups and the permission catalogue
+// (seed 1 "Users, groups, permissions"; DECISIONS §4). Adapters only: each calls one service.
+import type { RouteSpec } from '../../gateway/rest/types.js';
+import { toPage } from '../core/listing.js';
+import { addGroupMember, createGroup, deleteGroup, getGroup, listGroups, removeGroupMember, toGroupView, updateGroup } from './group.service.js';
+import { listPermissions } from './permission.service.js';
+import { getProfile, updateProfile } from './profile.service.js';
+import { createUser, deleteUser, getMe, getUser, listUsers, restoreUser, updateUser } from './user.service.js';
+
+const route = (spec: Omit<RouteSpec, 'scope' | 'auth' | 'module'>): RouteSpec => ({
+  scope: 'console',
+  auth: 'required',
+  module: 'tenancy',
+  ...spec,
+});
+
+export const usersRoutes: RouteSpec[] = [
+  route({ method: 'GET', path: '/users/me/', summary: 'The signed-in user', handler: (ctx) => getMe(ctx) }),
+  route({
+    method: 'GET',
+    path: '/users/',
+    summary: 'Users the caller can see (staff: all; others: themselves and fellow members)',
+    handler: async (ctx, input) => {
+      const { page, count, items } = await listUsers(ctx, input.query);
+      return toPage(ctx.baseUrl + input.url, page, count, items);
+    },
+  }),
+  route({ method: 'POST', path: '/users/', summary: 'Create a user (staff)', handler: (ctx, input) => createUser(ctx, input.body) }),
+  route({ method: 'GET', path: '/users/:user/', summary: 'One user by slug or UUID', handler: (ctx, input) => getUser(ctx, input.params.user, input.query) }),
+  route({
+    method: 'PUT',
+    path: '/users/:user/',
+    summary: 'Update a user (the user or staff)',
+    handler: (ctx, input) => updateUser(ctx, input.params.user, input.body, 'replace'),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/users/:user/',
+    summary: 'Partially update a user (the user or staff)',
+    handler: (ctx, input) => updateUser(ctx, input.params.user, input.body, 'patch'),
+  }),
+  route({ method: 'DELETE', path: '/users/:user/', summary: 'Soft-delete a user', handler: (ctx, input) => deleteUser(ctx, input.params.user) }),
+  route({
+    method: 'POST',
+    path: '/users/:user/restore/',
+    status: 200,
+    summary: 'Restore a soft-deleted user (staff)',
+    handler: (ctx, input) => restoreUser(ctx, input.params.user),
+  }),
+  route({ method: 'GET', path: '/users/:user/profile/', summary: "A user's profile", handler: (ctx, input) => getProfile(ctx, input.params.user) }),
+  route({
+    method: 'PATCH',
+    path: '/users/:user/profile/',
+    summary: "Update a user's profile",
+    handler: (ctx, input) => updateProfile(ctx, input.params.user, input.body),
+  }),
+
+  route({
+    method: 'GET',
+    path: '/groups/',
+    summary: 'Groups the caller can see',
+    handler: async (ctx, input) => {
+      const { page, count, items } = await listGroups(ctx, input.query);
+      return toPage(ctx.baseUrl + input.url, page, count, items.map(toGroupView));
+    },
+  }),
+  route({ method: 'POST', path: '/groups/', summary: 'Create a group', handler: (ctx, input) => createGroup(ctx, input.body).then(toGroupView) }),
+  route({ method: 'GET', path: '/groups/:group/', summary: 'One group', handler: (ctx, input) => getGroup(ctx, input.params.group).then(toGroupView) }),
+  route({
+    method: 'PUT',
+    path: '/groups/:group/',
+    summary: 'Update a group',
+    handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'replace').then(toGroupView),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/groups/:group/',
+    summary: 'Partially update a group',
+    handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'patch').then(toGroupView),
+  }),
+  route({ method: 'DELETE', path: '/groups/:group/', summary: 'Delete a group', handler: (ctx, input) => deleteGroup(ctx, input.params.group) }),
+  route({
+    method: 'POST',
+    path: '/groups/:group/users/',
+    summary: 'Add a user to a group',
+    handler: (ctx, input) => addGroupMember(ctx, input.params.group, input.body).then(toGroupView),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/groups/:group/users/:user/',
+    summary: 'Remove a user from a group',
+    handler: async (ctx, input) => void (await removeGroupMember(ctx, input.params.group, input.params.user)),
+  }),
+
+  route({
+    method: 'GET',
+    path: '/permissions/',
+    summary: 'The permission catalogue',
+    handler: async (ctx, input) => {
+      const { page, count, items } = await listPermissions(ctx, input.query);
+      return toPage(ctx.baseUrl + input.url, page, count, items);
+    },
+  }),
+];

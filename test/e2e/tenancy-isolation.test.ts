@@ -1,0 +1,239 @@
+// Tenant isolation, attacked systematically (issue 3, item 9). Every route of the table that
+// addresses an object is called with another tenant's slugs, UUIDs and ids, under each kind of
+// credential and on each kind of host. The answer must be exactly the answer for identifiers
+// that do not exist (so nothing reveals that the object exists), never a success, never carry
+// the victim's identifiers; and nothing of the victim's may change.
+import crypto from 'node:crypto';
+import { ROUTES } from '../../gateway/rest/route-table.js';
+import { mountedPaths } from '../../gateway/rest/types.js';
+import type { User } from '../../subgraphs/tenancy/user.repository.js';
+import { startTestApp, type CallOptions, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+let alice: User; // attacker: owner of organization A
+let bob: User; // victim: owner of organization B
+let carol: User; // victim: member of B
+const A: Record<string, any> = {};
+const B: Record<string, any> = {};
+const victimTokens = new Set<string>();
+
+async function ok(res: { status: number; body: any }, what: string) {
+  if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+async function buildTenant(owner: User, tag: string, into: Record<string, any>) {
+  const token = t.tokenFor(owner);
+  const host = `${tag}.isolation.test`;
+  into.org = await ok(await t.call('POST', '/api/organizations/', { token, body: { name: `Org ${tag}` } }), 'org');
+  into.site = await ok(await t.call('POST', `/api/organizations/${into.org.slug}/sites/`, { token, body: { name: `Site ${tag}` } }), 'site');
+  into.host = host;
+  into.domain = await ok(await t.call('POST', `/api/sites/${into.site.slug}/domains/`, { token, body: { domain: host } }), 'domain');
+  into.app = await ok(await t.call('POST', '/api/apps/', { token, host, body: { name: `App ${tag}` } }), 'app');
+  into.key = await ok(await t.call('POST', `/api/apps/${into.app.slug}/api-keys/`, { token, host, body: { name: `key ${tag}` } }), 'key');
+  into.group = await ok(
+    await t.call('POST', '/api/groups/', { token, body: { name: `Group ${tag}`, scope: 'organization', organization: into.org.slug, permissions: ['view_site'] } }),
+    'group',
+  );
+  into.invitation = await ok(
+    await t.call('POST', `/api/organizations/${into.org.slug}/invitations/`, { token, body: { invitee_identifier: `invitee-${tag}@example.test`, permissions: [] } }),
+    'invitation',
+  );
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  alice = await t.createUser({ username: 'alice-attacker' });
+  bob = await t.createUser({ username: 'bob-victim' });
+  carol = await t.createUser({ username: 'carol-victim' });
+  await buildTenant(alice, 'a', A);
+  await buildTenant(bob, 'b', B);
+  // carol joins B through an invitation, so B has a plain member too.
+  const inv = await ok(
+    await t.call('POST', `/api/organizations/${B.org.slug}/invitations/`, { token: t.tokenFor(bob), body: { invitee_identifier: carol.email, permissions: ['view_organization'] } }),
+    'invite carol',
+  );
+  await ok(await t.call('POST', `/api/invitations/${inv.token}/accept/`, { token: t.tokenFor(carol) }), 'accept');
+  for (const v of [B.org.uuid, B.org.slug, B.site.uuid, B.site.slug, B.domain.uuid, B.app.uuid, B.key.uuid, bob.uuid, carol.uuid, B.invitation.uuid]) {
+    victimTokens.add(String(v));
+  }
+}, 120_000);
+afterAll(() => t.close());
+
+const fakeUuid = () => crypto.randomUUID();
+
+/** For each path parameter: the attacker's own value, the victim's values, and a non-existent one of the same form. */
+function candidates(param: string): { own?: string; victim: string[]; fake: (v: string) => string } {
+  const fakeFor = (v: string) => (/^[0-9a-f-]{36}$/.test(v) ? fakeUuid() : /^\d+$/.test(v) ? '987654321' : 'zz-no-such-thing');
+  const table: Record<string, { own?: string; victim: string[] }> = {
+    org: { own: A.org.slug, victim: [B.org.slug, B.org.uuid] },
+    site: { own: A.site.slug, victim: [B.site.slug, B.site.uuid] },
+    domain: { own: A.domain.slug, victim: [B.domain.slug, B.domain.uuid] },
+    app: { own: A.app.slug, victim: [B.app.slug, B.app.uuid] },
+    id: { own: String(A.key.id), victim: [String(B.key.id), B.key.uuid] },
+    group: { own: String(A.group.id), victim: [String(B.group.id)] },
+    user: { own: alice.slug, victim: [bob.slug, bob.uuid, carol.slug] },
+    uuid: { own: A.invitation.uuid, victim: [B.invitation.uuid] },
+  };
+  const c = table[param];
+  if (!c) throw new Error(`no isolation candidates for :${param}; add them`);
+  return { ...c, fake: fakeFor };
+}
+
+interface Probe {
+  method: string;
+  victimUrl: string;
+  fakeUrl: string;
+}
+
+/** Every combination with at least one victim value; the fake URL swaps each victim value. */
+function probes(method: string, path: string): Probe[] {
+  const params = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  let combos: { url: string; fake: string; victim: boolean }[] = [{ url: path, fake: path, victim: false }];
+  for (const p of params) {
+    const c = candidates(p);
+    const next: typeof combos = [];
+    for (const combo of combos) {
+      if (c.own) next.push({ url: combo.url.replace(`:${p}`, c.own), fake: combo.fake.replace(`:${p}`, c.own), victim: combo.victim });
+      for (const v of c.victim) next.push({ url: combo.url.replace(`:${p}`, v), fake: combo.fake.replace(`:${p}`, c.fake(v)), victim: true });
+    }
+    combos = next;
+  }
+  return combos.filter((c) => c.victim).map((c) => ({ method, victimUrl: c.url, fakeUrl: c.fake }));
+}
+
+const BODY = {
+  name: 'hijacked',
+  slug: 'hijacked',
+  description: 'x',
+  environment: 'production',
+  domain: 'hijacked.isolation.test',
+  is_primary: true,
+  role: 'owner',
+  permissions: ['manage_organization'],
+  invitee_identifier: 'hijack@example.test',
+  user: 'alice-attacker',
+  username: 'hijacked',
+  email: 'hijack@example.test',
+  password: 'hijacked-password',
+  first_name: 'H',
+  bio: 'hijacked',
+  site_settings: { hijacked: true },
+};
+
+const credentials = (): Record<string, (host: string) => CallOptions> => ({
+  jwt: () => ({ token: t.tokenFor(alice) }),
+  apiKey: () => ({ headers: { authorization: `Api-Key ${A.key.key}` } }),
+  anonymous: () => ({}),
+});
+
+const objectRoutes = () =>
+  ROUTES.filter((r) => /:(\w+)/.test(r.path) && !r.path.startsWith('/auth/') && !r.path.includes(':token'));
+
+async function snapshot(): Promise<string> {
+  const q = async (sql: string, params: unknown[]) => (await t.platform.pool.query(sql, params)).rows;
+  const orgId = (await q('SELECT id FROM organizations WHERE uuid = $1', [B.org.uuid]))[0].id;
+  const rows = {
+    org: await q('SELECT * FROM organizations WHERE id = $1', [orgId]),
+    members: await q('SELECT organization_id, user_id, role, permissions FROM memberships WHERE organization_id = $1 ORDER BY user_id', [orgId]),
+    sites: await q('SELECT * FROM sites WHERE organization_id = $1 ORDER BY id', [orgId]),
+    domains: await q('SELECT d.* FROM domains d JOIN sites s ON s.id = d.site_id WHERE s.organization_id = $1 ORDER BY d.id', [orgId]),
+    apps: await q('SELECT a.* FROM apps a JOIN sites s ON s.id = a.site_id WHERE s.organization_id = $1 ORDER BY a.id', [orgId]),
+    keys: await q('SELECT k.id, k.revoked_at FROM api_keys k JOIN apps a ON a.id = k.app_id JOIN sites s ON s.id = a.site_id WHERE s.organization_id = $1', [orgId]),
+    groups: await q('SELECT * FROM groups WHERE organization_id = $1', [orgId]),
+    groupMembers: await q('SELECT gm.group_id, gm.user_id FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE g.organization_id = $1 ORDER BY 1, 2', [orgId]),
+    invitations: await q('SELECT id, status, token_hash, expires_at FROM invitations WHERE organization_id = $1 ORDER BY id', [orgId]),
+    users: await q('SELECT id, username, email, is_active, is_deleted, password_hash, first_name FROM users WHERE id = ANY($1) ORDER BY id', [[bob.id, carol.id]]),
+    profiles: await q('SELECT * FROM user_profiles WHERE user_id = ANY($1) ORDER BY user_id', [[bob.id, carol.id]]),
+    grants: await q('SELECT * FROM object_permissions WHERE user_id = ANY($1) ORDER BY id', [[bob.id, carol.id]]),
+  };
+  return JSON.stringify(rows);
+}
+
+test('every object route answers for another tenant exactly as for nothing, and changes nothing', async () => {
+  const before = await snapshot();
+  const failures: string[] = [];
+  let checked = 0;
+  const hosts = () => ['localhost', A.host, B.host];
+  for (const route of objectRoutes()) {
+    for (const path of mountedPaths(route)) {
+      for (const probe of probes(route.method, path)) {
+        for (const [credName, cred] of Object.entries(credentials())) {
+          for (const host of hosts()) {
+            const body = ['POST', 'PUT', 'PATCH'].includes(route.method) ? BODY : undefined;
+            const victim = await t.call(probe.method, probe.victimUrl, { ...cred(host), host, body });
+            const fake = await t.call(probe.method, probe.fakeUrl, { ...cred(host), host, body });
+            checked++;
+            const label = `${credName}@${host} ${probe.method} ${probe.victimUrl}`;
+            if (victim.status < 300) failures.push(`${label}: succeeded (${victim.status})`);
+            else if (victim.status !== fake.status || victim.body?.code !== fake.body?.code) {
+              failures.push(`${label}: ${victim.status} ${victim.body?.code} but ${fake.status} ${fake.body?.code} for a non-existent object`);
+            } else if ([...victimTokens].some((v) => victim.text.includes(v))) {
+              failures.push(`${label}: the answer names the victim's object`);
+            }
+          }
+        }
+      }
+    }
+  }
+  expect(failures).toEqual([]);
+  expect(checked).toBeGreaterThan(500);
+  expect(await snapshot()).toBe(before);
+}, 300_000);
+
+test('lists never show another tenant', async () => {
+  const lists: [string, string][] = [
+    ['/api/organizations/', 'localhost'],
+    ['/api/sites/', 'localhost'],
+    ['/api/users/', 'localhost'],
+    ['/api/groups/', 'localhost'],
+    ['/api/apps/', A.host],
+    [`/api/organizations/${A.org.slug}/sites/`, 'localhost'],
+    [`/api/organizations/${A.org.slug}/members/`, 'localhost'],
+    [`/api/organizations/${A.org.slug}/audit/`, 'localhost'],
+    [`/api/sites/${A.site.slug}/domains/`, 'localhost'],
+    [`/api/apps/${A.app.slug}/api-keys/`, A.host],
+  ];
+  for (const [url, host] of lists) {
+    for (const [credName, cred] of Object.entries(credentials())) {
+      const res = await t.call('GET', `${url}?page_size=100`, { ...cred(host), host });
+      const leaked = [...victimTokens].filter((v) => res.text.includes(v));
+      expect({ url, credName, leaked }).toEqual({ url, credName, leaked: [] });
+    }
+  }
+});
+
+test('GraphQL entry points never resolve another tenant', async () => {
+  const token = t.tokenFor(alice);
+  const queries = [
+    `{ organization(slug: "${B.org.slug}") { id } }`,
+    `{ organization(slug: "${B.org.uuid}") { id } }`,
+    `{ site(slug: "${B.site.slug}") { id } }`,
+    `{ organizations(pageSize: 100) { items { id slug } } }`,
+  ];
+  for (const query of queries) {
+    for (const host of ['localhost', A.host]) {
+      const res = await t.call('POST', '/graphql', { token, host, body: { query } });
+      const leaked = [...victimTokens].filter((v) => res.text.includes(v));
+      expect({ query, host, leaked }).toEqual({ query, host, leaked: [] });
+    }
+  }
+  const app = await t.call('POST', '/graphql', { token, host: A.host, body: { query: `{ app(slug: "${B.app.slug}") { id } }` } });
+  expect(app.body.data?.app ?? null).toBeNull();
+  expect(app.body.errors?.[0]?.extensions?.code).toBe('not_found');
+});
+
+test('control: the probes address real objects (their owner reads them)', async () => {
+  const token = t.tokenFor(bob);
+  let reached = 0;
+  for (const route of objectRoutes().filter((r) => r.method === 'GET')) {
+    for (const probe of probes('GET', `/api${route.path}`)) {
+      if (probe.victimUrl.includes(A.org.slug) || probe.victimUrl.includes(A.site.slug) || probe.victimUrl.includes(A.app.slug)) continue;
+      if (probe.victimUrl.includes(alice.slug) || probe.victimUrl.includes(A.invitation.uuid) || probe.victimUrl.includes(String(A.group.id))) continue;
+      const res = await t.call('GET', probe.victimUrl, { token, host: route.scope === 'site' ? B.host : 'localhost' });
+      if (res.status === 200) reached++;
+    }
+  }
+  // Every GET object route has at least one probe that the owner can read.
+  expect(reached).toBeGreaterThanOrEqual(objectRoutes().filter((r) => r.method === 'GET').length);
+});
