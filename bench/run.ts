@@ -94,11 +94,19 @@ async function measure(base: string, req: Request, durationSec: number, connecti
   return { rps: result.requests.average, bad: result.non2xx + result.errors + result.timeouts };
 }
 
-/** A bare server answering exactly what the platform answered, on the same route. */
+/**
+ * A bare Fastify route returning the same JSON as the platform: the parsed object, which
+ * Fastify serializes per request as it does for any route (non-JSON answers are replayed).
+ */
 async function bareServer(req: Request, status: number, body: string, contentType: string): Promise<FastifyInstance> {
   const app = Fastify({ logger: false });
   const route = req.url.split('?')[0];
-  app.route({ method: req.method, url: route, handler: async (_request, reply) => reply.code(status).type(contentType).send(body) });
+  const json = contentType.startsWith('application/json') ? JSON.parse(body) : undefined;
+  app.route({
+    method: req.method,
+    url: route,
+    handler: async (_request, reply) => (json !== undefined ? reply.code(status).send(json) : reply.code(status).type(contentType).send(body)),
+  });
   return app;
 }
 
@@ -113,7 +121,7 @@ async function startBenchPlatform(): Promise<{ platform: Platform; app: FastifyI
     RATE_LIMIT_WRITE: 'off',
     LOG_LEVEL: 'info',
   });
-  const log = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false }));
+  const log = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }));
   const platform = await startPlatform(config, log, { afterMigrate: seedTenancy });
   const app = await buildApp(platform);
   return { platform, app, dataDir };

@@ -1,9 +1,10 @@
 // The HTTP edge. Order of work per request: request id → tenant from Host → authentication
 // → rate limits → route (REST table or GraphQL) → one JSON log line.
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import type { Logger } from 'pino';
+import { createRequestLogger } from '../subgraphs/core/logger.js';
 import { ANONYMOUS, type RequestContext } from '../subgraphs/core/context.js';
 import { AppError, errors, isAppError } from '../subgraphs/core/errors.js';
 import type { Platform } from '../subgraphs/core/platform.js';
@@ -21,6 +22,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     ctx: RequestContext;
     startedAt: bigint;
+    /**
+     * The matched route's config and URL pattern, read once: Fastify builds and freezes a new
+     * `routeOptions` object on every access.
+     */
+    route: { config: FastifyContextConfig; url: string | undefined };
   }
   interface FastifyContextConfig {
     /** Set on REST table routes. */
@@ -98,7 +104,7 @@ export function sendError(reply: FastifyReply, err: AppError, style: ErrorStyle 
 
 export async function buildApp(platform: Platform, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = platform;
-  const requestLog = opts.requestLog ?? platform.log;
+  const requestLog = opts.requestLog ?? createRequestLogger(platform.log);
   const app = Fastify({
     logger: false,
     bodyLimit: config.bodyLimitBytes,
@@ -112,6 +118,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.decorateRequest('startedAt', 0n);
+  app.decorateRequest('route', null as unknown as FastifyRequest['route']);
 
   app.addHook('onRequest', async (request, reply) => {
     request.startedAt = process.hrtime.bigint();
@@ -119,15 +126,25 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     const requestId = typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : crypto.randomUUID();
     reply.header('X-Request-Id', requestId);
     const host = requestHost(request, config);
-    const routeConfig = request.routeOptions.config ?? {};
+    const options = request.routeOptions;
+    const routeConfig: FastifyContextConfig = options.config ?? {};
+    request.route = { config: routeConfig, url: options.url };
+    let childLog: Logger | undefined;
     request.ctx = {
       requestId,
       principal: ANONYMOUS,
       site: null,
       host,
-      baseUrl: `${request.protocol}://${request.headers[config.trustProxy && request.headers['x-forwarded-host'] ? 'x-forwarded-host' : 'host'] ?? host}`,
+      // Only links (pagination) need it.
+      get baseUrl() {
+        return `${request.protocol}://${request.headers[config.trustProxy && request.headers['x-forwarded-host'] ? 'x-forwarded-host' : 'host'] ?? host}`;
+      },
       platform,
-      log: platform.log.child({ requestId }),
+      // Most requests never log beyond their request line: make the child logger on first use.
+      get log() {
+        childLog ??= platform.log.child({ requestId });
+        return childLog;
+      },
     };
     if (routeConfig.noTenant) return;
     request.ctx.site = await resolveTenant(platform, host);
@@ -136,14 +153,15 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     await limiter.enforce(request, reply);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback style: no promise per request on the hot path.
+  app.addHook('onResponse', (request, reply, done) => {
     const ctx = request.ctx;
     const durationMs = Number(process.hrtime.bigint() - request.startedAt) / 1e6;
     requestLog.info(
       {
         requestId: ctx?.requestId,
         method: request.method,
-        path: request.routeOptions.url ?? request.url.split('?')[0],
+        path: request.route?.url ?? request.url.split('?')[0],
         status: reply.statusCode,
         durationMs: Math.round(durationMs * 100) / 100,
         tenant: ctx?.site?.slug ?? null,
@@ -152,10 +170,11 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
       },
       'request',
     );
+    done();
   });
 
   app.setErrorHandler((err, request, reply) => {
-    const style = request.routeOptions.config?.spec?.errorStyle ?? 'console';
+    const style = (request.route?.config ?? request.routeOptions.config)?.spec?.errorStyle ?? 'console';
     const appErr = toAppError(err, request, config.bodyLimitBytes);
     if (appErr) return sendError(reply, appErr, style);
     request.ctx?.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'unhandled error');

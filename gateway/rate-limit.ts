@@ -69,6 +69,8 @@ export function clientKey(principal: Principal, ip: string): string {
   }
 }
 
+const NO_LIMITS: Limit[] = [];
+
 export class RateLimiter {
   private readonly limits = new Map<LimitName, Limit>();
   private lastStoreWarning = 0;
@@ -99,15 +101,16 @@ export class RateLimiter {
 
   /** The limits a request counts against, in the order they are reported. */
   applicable(request: FastifyRequest): Limit[] {
+    if (this.limits.size === 0) return NO_LIMITS;
     const out: Limit[] = [];
     const add = (name: LimitName) => {
       const limit = this.limits.get(name);
       if (limit) out.push(limit);
     };
     add('standard');
-    const url = request.routeOptions.url ?? '';
+    const url = request.route.url ?? '';
     if (UNSAFE_METHODS.has(request.method) && !WRITE_EXEMPT_URLS.has(url)) add('write');
-    if (request.routeOptions.config?.spec?.rateLimit === 'auth') add('auth');
+    if (request.route.config.spec?.rateLimit === 'auth') add('auth');
     return out;
   }
 

@@ -24,7 +24,8 @@ export interface ContextClaims {
 export function signContextToken(ctx: RequestContext, secret: string): string {
   const claims: ContextClaims = {
     requestId: ctx.requestId,
-    principal: ctx.principal,
+    // The principal's cached row stays in the gateway process: it would only grow the header.
+    principal: ctx.principal.kind === 'user' ? { ...ctx.principal, row: undefined } : ctx.principal,
     siteId: ctx.site?.id ?? null,
     host: ctx.host,
     baseUrl: ctx.baseUrl,

@@ -31,8 +31,8 @@ const userPrincipal = (u: AuthUser, via: 'jwt' | 'session', jti?: string): UserP
  */
 function needsCsrf(request: FastifyRequest): boolean {
   if (!UNSAFE.has(request.method)) return false;
-  if (request.routeOptions.config?.spec?.csrfExempt) return false;
-  const path = request.routeOptions.url ?? request.url.split('?')[0];
+  if (request.route.config.spec?.csrfExempt) return false;
+  const path = request.route.url ?? request.url.split('?')[0];
   return path !== '/graphql' && !path.startsWith('/graphql/');
 }
 

@@ -54,7 +54,8 @@ export function makeHandler(spec: RouteSpec) {
 export function registerRestRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
   for (const spec of routes) {
     for (const url of mountedPaths(spec)) {
-      app.route({ method: spec.method, url, config: { spec }, handler: makeHandler(spec) });
+      const schema = spec.responseSchema ? { response: { [defaultStatus(spec)]: spec.responseSchema } } : undefined;
+      app.route({ method: spec.method, url, config: { spec }, schema, handler: makeHandler(spec) });
     }
   }
 }

@@ -56,6 +56,11 @@ export interface RouteSpec {
   /** The module (subgraph) that owns the service function. */
   module: string;
   summary: string;
+  /**
+   * JSON Schema of the success body (status `status`): Fastify then serializes it with a
+   * compiled serializer, which is faster than JSON.stringify and drops undeclared fields.
+   */
+  responseSchema?: Record<string, unknown>;
   handler: (ctx: RequestContext, input: RestInput) => Promise<unknown>;
 }
 

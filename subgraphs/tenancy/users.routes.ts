@@ -5,7 +5,7 @@ import { toPage } from '../core/listing.js';
 import { addGroupMember, createGroup, deleteGroup, getGroup, listGroups, removeGroupMember, toGroupView, updateGroup } from './group.service.js';
 import { listPermissions } from './permission.service.js';
 import { getProfile, updateProfile } from './profile.service.js';
-import { createUser, deleteUser, getMe, getUser, listUsers, restoreUser, updateUser } from './user.service.js';
+import { createUser, deleteUser, getMe, getUser, listUsers, restoreUser, updateUser, USER_VIEW_SCHEMA } from './user.service.js';
 
 const route = (spec: Omit<RouteSpec, 'scope' | 'auth' | 'module'>): RouteSpec => ({
   scope: 'console',
@@ -15,7 +15,7 @@ const route = (spec: Omit<RouteSpec, 'scope' | 'auth' | 'module'>): RouteSpec =>
 });
 
 export const usersRoutes: RouteSpec[] = [
-  route({ method: 'GET', path: '/users/me/', summary: 'The signed-in user', handler: (ctx) => getMe(ctx) }),
+  route({ method: 'GET', path: '/users/me/', summary: 'The signed-in user', responseSchema: USER_VIEW_SCHEMA, handler: (ctx) => getMe(ctx) }),
   route({
     method: 'GET',
     path: '/users/',
