@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../gateway/app.js';
 import { signAccessToken } from '../gateway/auth/jwt.service.js';
@@ -21,6 +21,7 @@ import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
 import { hashPassword } from '../subgraphs/tenancy/password.js';
 import { seedTenancy } from '../subgraphs/tenancy/seed.js';
 import { userRepository, type User } from '../subgraphs/tenancy/user.repository.js';
+import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
 
 /** What a benchmark needs from the running platform. */
 export interface BenchEnv {
@@ -42,6 +43,11 @@ export interface Benchmark {
   name: string;
   /** Data the benchmark needs (tables, records) and the request it repeats. */
   prepare: (env: BenchEnv) => Promise<Request>;
+  /**
+   * The bare side, when it is more than a route returning a fixed body: a handler doing the
+   * same work with bare `pg` (the same rows by a direct query), built once per run.
+   */
+  bare?: (env: BenchEnv) => (request: FastifyRequest) => Promise<unknown>;
 }
 
 export const BENCHMARKS: Benchmark[] = [
@@ -49,6 +55,7 @@ export const BENCHMARKS: Benchmark[] = [
     name: 'GET /api/users/me/ (JWT)',
     prepare: async ({ token }) => ({ method: 'GET', url: '/api/users/me/', headers: { authorization: `Bearer ${token}` } }),
   },
+  ...TENANCY_BENCHMARKS,
 ];
 
 interface Options {
@@ -98,14 +105,23 @@ async function measure(base: string, req: Request, durationSec: number, connecti
  * A bare Fastify route returning the same JSON as the platform: the parsed object, which
  * Fastify serializes per request as it does for any route (non-JSON answers are replayed).
  */
-async function bareServer(req: Request, status: number, body: string, contentType: string): Promise<FastifyInstance> {
+async function bareServer(
+  req: Request,
+  status: number,
+  body: string,
+  contentType: string,
+  handler?: (request: FastifyRequest) => Promise<unknown>,
+): Promise<FastifyInstance> {
   const app = Fastify({ logger: false });
   const route = req.url.split('?')[0];
   const json = contentType.startsWith('application/json') ? JSON.parse(body) : undefined;
   app.route({
     method: req.method,
     url: route,
-    handler: async (_request, reply) => (json !== undefined ? reply.code(status).send(json) : reply.code(status).type(contentType).send(body)),
+    handler: async (request, reply) => {
+      if (handler) return reply.code(status).send(await handler(request));
+      return json !== undefined ? reply.code(status).send(json) : reply.code(status).type(contentType).send(body);
+    },
   });
   return app;
 }
@@ -158,7 +174,7 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
   });
   const text = await sample.text();
   if (sample.status >= 400) throw new Error(`${bench.name}: the platform answered ${sample.status}: ${text.slice(0, 200)}`);
-  const bare = await bareServer(req, sample.status, text, sample.headers.get('content-type') ?? 'application/json');
+  const bare = await bareServer(req, sample.status, text, sample.headers.get('content-type') ?? 'application/json', bench.bare?.(env));
   const bareBase = await listen(bare);
   try {
     if (opts.warmup > 0) await measure(platformBase, req, opts.warmup, opts.connections);

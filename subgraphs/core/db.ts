@@ -18,8 +18,12 @@ export function createPool(url: string, max = 20): pg.Pool {
 let statementCounter = 0;
 const statementNames = new Map<string, string>();
 
-/** Named (prepared) statements, so PostgreSQL plans each distinct query once per connection. */
-function statementName(sql: string): string {
+/**
+ * Named (prepared) statements, so PostgreSQL plans each distinct query once per connection
+ * instead of on every execution (planning the access-checked reads costs several times their
+ * execution). Only for SQL built from fixed fragments: a bounded set of texts.
+ */
+export function statementName(sql: string): string {
   let name = statementNames.get(sql);
   if (!name) {
     name = `p${++statementCounter}`;
@@ -27,6 +31,9 @@ function statementName(sql: string): string {
   }
   return name;
 }
+
+/** A pg query config for a prepared statement of this text. */
+export const prepared = (text: string, values: unknown[]): pg.QueryConfig => ({ name: statementName(text), text, values });
 
 export function createPrisma(pool: pg.Pool): PrismaClient {
   const adapter = new PrismaPg(pool, { statementNameGenerator: (q) => statementName(q.sql) });

@@ -7,6 +7,7 @@
 // A site inherits everything held on its organization, plus grants on the site itself.
 // Staff and superusers hold every permission. An API key acts inside its app's site only.
 import type { RequestContext } from '../core/context.js';
+import { prepared } from '../core/db.js';
 import { grantingPermissions } from './permission.catalog.js';
 
 export type ObjectType = 'organization' | 'site';
@@ -20,18 +21,23 @@ export interface SqlFragment {
 function grantSql(type: ObjectType, alias: string, p: [string, string, string]): string {
   const [user, perms, memberView] = p;
   const orgId = type === 'organization' ? `${alias}.id` : `${alias}.organization_id`;
+  // Uncorrelated sets: PostgreSQL computes each once per query (a hashed subplan) instead of
+  // once per candidate row, which is what keeps a page of results at the cost of one query.
   const groupsOfUser = `SELECT gm.group_id FROM group_members gm WHERE gm.user_id = ${user}`;
-  const onObject = (objType: string, idExpr: string) =>
-    `EXISTS (SELECT 1 FROM object_permissions op WHERE op.object_type = '${objType}' AND op.object_id = ${idExpr}` +
-    ` AND op.permission = ANY(${perms}::text[]) AND (op.user_id = ${user} OR op.group_id IN (${groupsOfUser})))`;
+  const grantedOn = (objType: string) =>
+    `SELECT op.object_id FROM object_permissions op WHERE op.object_type = '${objType}'` +
+    ` AND op.permission = ANY(${perms}::text[]) AND (op.user_id = ${user} OR op.group_id IN (${groupsOfUser}))`;
+  const groupGrant = (scope: string) =>
+    `FROM groups g JOIN group_members gm ON gm.group_id = g.id WHERE gm.user_id = ${user}` +
+    ` AND g.scope = '${scope}' AND g.permissions && ${perms}::text[]`;
   const parts = [
-    `EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = ${orgId} AND m.user_id = ${user}` +
+    `${orgId} IN (SELECT m.organization_id FROM memberships m WHERE m.user_id = ${user}` +
       ` AND (m.role = 'owner' OR m.permissions && ${perms}::text[] OR ${memberView}::boolean))`,
-    `EXISTS (SELECT 1 FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE gm.user_id = ${user}` +
-      ` AND g.permissions && ${perms}::text[] AND (g.scope = 'platform' OR g.organization_id = ${orgId}))`,
-    onObject('organization', orgId),
+    `${orgId} IN (SELECT g.organization_id ${groupGrant('organization')})`,
+    `EXISTS (SELECT 1 ${groupGrant('platform')})`,
+    `${orgId} IN (${grantedOn('organization')})`,
   ];
-  if (type === 'site') parts.push(onObject('site', `${alias}.id`));
+  if (type === 'site') parts.push(`${alias}.id IN (${grantedOn('site')})`);
   return `(${parts.join(' OR ')})`;
 }
 
@@ -64,8 +70,7 @@ export async function allowed(ctx: RequestContext, permission: string, type: Obj
   if (pred.sql === 'FALSE') return new Set();
   const table = type === 'organization' ? 'organizations' : 'sites';
   const { rows } = await ctx.platform.pool.query<{ id: number }>(
-    `SELECT t.id FROM ${table} t WHERE t.id = ANY($1::int[]) AND ${pred.sql}`,
-    [ids, ...pred.params],
+    prepared(`SELECT t.id FROM ${table} t WHERE t.id = ANY($1::int[]) AND ${pred.sql}`, [ids, ...pred.params]),
   );
   return new Set(rows.map((r) => r.id));
 }

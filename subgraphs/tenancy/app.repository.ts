@@ -1,5 +1,6 @@
 // Read-only queries on apps (raw SQL: the site access predicate joins in).
 import type pg from 'pg';
+import { queryPage } from '../core/paged-query.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
 import type { SqlFragment } from './access.service.js';
 
@@ -60,14 +61,10 @@ export const appRepository = {
 
   async list(pool: pg.Pool, f: AppFilter, order: OrderBy[], page: PageRequest): Promise<{ rows: AppRow[]; count: number }> {
     const w = where(f);
-    const n = w.params.length;
     const orderSql = [...order.map((o) => `a.${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 'a.id ASC'].join(', ');
     const from = 'FROM apps a JOIN sites s ON s.id = a.site_id';
-    const [rows, count] = await Promise.all([
-      pool.query<AppRow>(`SELECT ${COLUMNS} ${from} WHERE ${w.sql} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.pageSize, page.offset]),
-      pool.query<{ count: number }>(`SELECT count(*)::int AS count ${from} WHERE ${w.sql}`, w.params),
-    ]);
-    return { rows: rows.rows, count: count.rows[0].count };
+    const { rows, count } = await queryPage<AppRow>(pool, { select: COLUMNS, from, where: w, orderBy: orderSql, page });
+    return { rows, count };
   },
 
   /** Slugs of the site equal to `base` or `base-…` (slugs are unique per site). */

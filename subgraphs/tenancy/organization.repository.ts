@@ -1,7 +1,8 @@
 // Organizations in the platform database (raw SQL where access predicates join in). Writes take
 // the caller's transaction, so the change, its cascade and its audit entry commit together.
 import type pg from 'pg';
-import { isUniqueViolation, type Tx } from '../core/db.js';
+import { queryPage } from '../core/paged-query.js';
+import { isUniqueViolation, prepared, type Tx } from '../core/db.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
 import type { SqlFragment } from './access.service.js';
 
@@ -58,20 +59,12 @@ export const organizationRepository = {
   async list(pool: pg.Pool, f: OrganizationFilter, order: OrderBy[], page: PageRequest) {
     const w = where(f);
     const orderSql = [...order.map((o) => `o.${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 'o.id ASC'].join(', ');
-    const n = w.params.length;
-    const [rows, count] = await Promise.all([
-      pool.query<OrganizationRow>(
-        `SELECT ${COLUMNS} FROM organizations o WHERE ${w.sql} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...w.params, page.pageSize, page.offset],
-      ),
-      pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM organizations o WHERE ${w.sql}`, w.params),
-    ]);
-    return { rows: rows.rows, count: count.rows[0].count };
+    return queryPage<OrganizationRow>(pool, { select: COLUMNS, from: 'FROM organizations o', where: w, orderBy: orderSql, page });
   },
 
   async findOne(pool: pg.Pool, f: OrganizationFilter): Promise<OrganizationRow | null> {
     const w = where(f);
-    const { rows } = await pool.query<OrganizationRow>(`SELECT ${COLUMNS} FROM organizations o WHERE ${w.sql} LIMIT 1`, w.params);
+    const { rows } = await pool.query<OrganizationRow>(prepared(`SELECT ${COLUMNS} FROM organizations o WHERE ${w.sql} LIMIT 1`, w.params));
     return rows[0] ?? null;
   },
 

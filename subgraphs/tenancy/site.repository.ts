@@ -1,5 +1,7 @@
 // Read-only queries on sites and their domains (raw SQL: access predicates join in).
 import type pg from 'pg';
+import { prepared } from '../core/db.js';
+import { queryPage } from '../core/paged-query.js';
 import type { SiteRef } from '../core/context.js';
 import { toSiteRef } from '../core/tenant-cache.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
@@ -81,8 +83,7 @@ export const siteRepository = {
   async find(pool: pg.Pool, f: SiteFilter): Promise<SiteRow[]> {
     const w = siteWhere(f);
     const { rows } = await pool.query<SiteRow>(
-      `SELECT ${SITE_COLUMNS} FROM sites s JOIN organizations o ON o.id = s.organization_id WHERE ${w.sql}`,
-      w.params,
+      prepared(`SELECT ${SITE_COLUMNS} FROM sites s JOIN organizations o ON o.id = s.organization_id WHERE ${w.sql}`, w.params),
     );
     return rows;
   },
@@ -90,17 +91,9 @@ export const siteRepository = {
   async list(pool: pg.Pool, f: SiteFilter, order: OrderBy[], page: PageRequest): Promise<{ rows: SiteRow[]; count: number }> {
     const w = siteWhere(f);
     const orderSql = [...order.map((o) => `s.${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 's.id ASC'].join(', ');
-    const n = w.params.length;
     const from = 'FROM sites s JOIN organizations o ON o.id = s.organization_id';
-    const [rows, count] = await Promise.all([
-      pool.query<SiteRow>(`SELECT ${SITE_COLUMNS} ${from} WHERE ${w.sql} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [
-        ...w.params,
-        page.pageSize,
-        page.offset,
-      ]),
-      pool.query<{ count: number }>(`SELECT count(*)::int AS count ${from} WHERE ${w.sql}`, w.params),
-    ]);
-    return { rows: rows.rows, count: count.rows[0].count };
+    const { rows, count } = await queryPage<SiteRow>(pool, { select: SITE_COLUMNS, from, where: w, orderBy: orderSql, page });
+    return { rows, count };
   },
 
   /** Slugs equal to `base` or `base-…` (for withUniqueSlug). */
@@ -140,16 +133,15 @@ export const siteRepository = {
   },
 
   async listDomains(pool: pg.Pool, siteId: number, page: PageRequest): Promise<{ rows: DomainRow[]; count: number }> {
-    const [rows, count] = await Promise.all([
-      pool.query<DomainRow>(
-        `SELECT ${DOMAIN_COLUMNS} FROM domains d JOIN sites s ON s.id = d.site_id
-          WHERE d.site_id = $1 AND d.is_active ORDER BY d.is_primary DESC, d.domain ASC, d.id ASC LIMIT $2 OFFSET $3`,
-        [siteId, page.pageSize, page.offset],
-      ),
-      pool.query<{ count: number }>('SELECT count(*)::int AS count FROM domains d WHERE d.site_id = $1 AND d.is_active', [siteId]),
-    ]);
-    return { rows: rows.rows, count: count.rows[0].count };
+    return queryPage<DomainRow>(pool, {
+      select: DOMAIN_COLUMNS,
+      from: 'FROM domains d JOIN sites s ON s.id = d.site_id',
+      where: { sql: 'd.site_id = $1 AND d.is_active', params: [siteId] },
+      orderBy: 'd.is_primary DESC, d.domain ASC, d.id ASC',
+      page,
+    });
   },
+
 
   async organizationOf(pool: pg.Pool, id: number): Promise<{ uuid: string; slug: string; name: string }> {
     const { rows } = await pool.query('SELECT uuid, slug, name FROM organizations WHERE id = $1', [id]);

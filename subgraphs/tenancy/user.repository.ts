@@ -1,5 +1,6 @@
 // Users in the platform database. The only module code that touches the users table.
 import type pg from 'pg';
+import { queryPage } from '../core/paged-query.js';
 import type { Tx } from '../core/db.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
@@ -99,16 +100,8 @@ export const userRepository = {
   async list(pool: pg.Pool, f: UserFilter, order: OrderBy[], page: PageRequest): Promise<{ rows: User[]; count: number }> {
     const w = userWhere(f);
     const orderSql = [...order.map((o) => `u.${o.column} ${o.desc ? 'DESC' : 'ASC'} NULLS LAST`), 'u.id ASC'].join(', ');
-    const n = w.params.length;
-    const [rows, count] = await Promise.all([
-      pool.query(`SELECT ${USER_COLUMNS} FROM users u WHERE ${w.sql} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [
-        ...w.params,
-        page.pageSize,
-        page.offset,
-      ]),
-      pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM users u WHERE ${w.sql}`, w.params),
-    ]);
-    return { rows: rows.rows.map(rowToUser), count: count.rows[0].count };
+    const { rows, count } = await queryPage<Record<string, any>>(pool, { select: USER_COLUMNS, from: 'FROM users u', where: w, orderBy: orderSql, page });
+    return { rows: rows.map(rowToUser), count };
   },
 
   async findOne(pool: pg.Pool, f: UserFilter): Promise<User | null> {

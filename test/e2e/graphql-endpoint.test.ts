@@ -36,8 +36,9 @@ describe('in-process', () => {
     const pool = w.t.platform.pool;
     const original = pool.query;
     // Only the organizations list fails: the edge's own queries (authentication) still work.
+    const sqlOf = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string })?.text ?? ''));
     pool.query = ((text: unknown, ...rest: unknown[]) =>
-      typeof text === 'string' && text.includes('FROM organizations o')
+      sqlOf(text).includes('FROM organizations o')
         ? Promise.reject(new Error('connection to db-7 lost'))
         : (original as (...a: unknown[]) => unknown).call(pool, text, ...rest)) as typeof pool.query;
     let res;
