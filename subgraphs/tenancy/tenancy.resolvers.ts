@@ -31,7 +31,7 @@ const createLoaders = (ctx: RequestContext) => ({
 
 const loaders = (c: SubgraphContext) => perRequest(c, 'tenancy', createLoaders);
 
-const userFromView = (u: UserView) => ({
+export const userFromView = (u: UserView) => ({
   id: u.uuid,
   slug: u.slug,
   username: u.username,

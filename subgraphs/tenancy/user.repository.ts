@@ -1,7 +1,7 @@
 // Users in the platform database. The only module code that touches the users table.
 import type pg from 'pg';
 import { queryPage } from '../core/paged-query.js';
-import type { Tx } from '../core/db.js';
+import type { Db, Tx } from '../core/db.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
 import type { User } from '../../prisma/generated/client.js';
@@ -96,6 +96,37 @@ function userWhere(f: UserFilter): SqlFragment {
   return { sql: clauses.length ? clauses.join(' AND ') : 'TRUE', params };
 }
 
+function createInTransaction(tx: Tx, data: NewUser): Promise<User> {
+  return withUniqueSlug({
+    base: userSlugBase(data.username),
+    taken: async (base) => (await tx.user.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((u) => u.slug),
+    isSlugConflict: (e) => !isUsernameConflict(e) && JSON.stringify((e as { meta?: unknown })?.meta ?? String(e)).includes('slug'),
+    insert: async (slug) => {
+      await tx.$executeRawUnsafe('SAVEPOINT user_slug');
+      try {
+        const user = await tx.user.create({
+          data: {
+            slug,
+            username: data.username,
+            email: data.email,
+            passwordHash: data.passwordHash,
+            firstName: data.firstName ?? '',
+            lastName: data.lastName ?? '',
+            isStaff: data.isStaff ?? false,
+            isSuperuser: data.isSuperuser ?? false,
+            profile: { create: {} },
+          },
+        });
+        await tx.$executeRawUnsafe('RELEASE SAVEPOINT user_slug');
+        return user;
+      } catch (e) {
+        await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT user_slug');
+        throw e;
+      }
+    },
+  });
+}
+
 export const userRepository = {
   async list(pool: pg.Pool, f: UserFilter, order: OrderBy[], page: PageRequest): Promise<{ rows: User[]; count: number }> {
     const w = userWhere(f);
@@ -109,41 +140,6 @@ export const userRepository = {
     const { rows } = await pool.query(`SELECT ${USER_COLUMNS} FROM users u WHERE ${w.sql} LIMIT 1`, w.params);
     return rows[0] ? rowToUser(rows[0]) : null;
   },
-
-  /**
-   * Inside a transaction: each slug attempt runs in a savepoint, because a unique violation
-   * would otherwise abort the whole transaction and make the retry impossible.
-   */
-  createInTx: (tx: Tx, data: NewUser): Promise<User> =>
-    withUniqueSlug({
-      base: userSlugBase(data.username),
-      taken: async (base) =>
-        (await tx.user.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((u) => u.slug),
-      isSlugConflict: (e) => !isUsernameConflict(e) && JSON.stringify((e as { meta?: unknown })?.meta ?? String(e)).includes('slug'),
-      insert: async (slug) => {
-        await tx.$executeRawUnsafe('SAVEPOINT user_slug');
-        try {
-          const user = await tx.user.create({
-            data: {
-              slug,
-              username: data.username,
-              email: data.email,
-              passwordHash: data.passwordHash,
-              firstName: data.firstName ?? '',
-              lastName: data.lastName ?? '',
-              isStaff: data.isStaff ?? false,
-              isSuperuser: data.isSuperuser ?? false,
-              profile: { create: {} },
-            },
-          });
-          await tx.$executeRawUnsafe('RELEASE SAVEPOINT user_slug');
-          return user;
-        } catch (e) {
-          await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT user_slug');
-          throw e;
-        }
-      },
-    }),
 
   update: (tx: Tx, id: number, data: Partial<Pick<User, 'username' | 'email' | 'passwordHash' | 'firstName' | 'lastName' | 'isStaff' | 'isSuperuser' | 'isActive'>>) =>
     tx.user.update({ where: { id }, data }),
@@ -186,28 +182,16 @@ export const userRepository = {
   anySuperuser: async (db: Tx) => (await db.user.count({ where: { isSuperuser: true, isDeleted: false } })) > 0,
   usernameTaken: async (db: Tx, username: string) => (await db.user.count({ where: { username } })) > 0,
 
-  /** Creates a user (and an empty profile) with a unique slug generated from the username. */
-  create: (db: Tx, data: NewUser): Promise<User> =>
-    withUniqueSlug({
-      base: userSlugBase(data.username),
-      taken: async (base) =>
-        (await db.user.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((u) => u.slug),
-      isSlugConflict: (e) => JSON.stringify((e as { meta?: unknown })?.meta ?? '').includes('slug') || (!isUsernameConflict(e) && String(e).includes('slug')),
-      insert: (slug) =>
-        db.user.create({
-          data: {
-            slug,
-            username: data.username,
-            email: data.email,
-            passwordHash: data.passwordHash,
-            firstName: data.firstName ?? '',
-            lastName: data.lastName ?? '',
-            isStaff: data.isStaff ?? false,
-            isSuperuser: data.isSuperuser ?? false,
-            profile: { create: {} },
-          },
-        }),
-    }),
+  /**
+   * Creates a user (and an empty profile) with a unique slug generated from the username.
+   * Works on the root client (in a transaction of its own) and inside a caller's transaction:
+   * each slug attempt runs in a savepoint, because a unique violation would otherwise abort
+   * the whole transaction and make the retry impossible.
+   */
+  create(db: Db | Tx, data: NewUser): Promise<User> {
+    if (typeof (db as Db).$transaction === 'function') return (db as Db).$transaction((tx) => createInTransaction(tx, data));
+    return createInTransaction(db, data);
+  },
 
   touchLastLogin: (db: Tx, id: number) => db.user.update({ where: { id }, data: { lastLogin: new Date() } }),
 };

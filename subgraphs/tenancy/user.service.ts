@@ -237,7 +237,7 @@ export async function createUser(ctx: RequestContext, body: unknown): Promise<Us
   const passwordHash = await hashPassword(f.password!);
   const user = await db
     .$transaction(async (tx) => {
-      const created = await userRepository.createInTx(tx, { ...f, username: f.username!, email: f.email!, passwordHash });
+      const created = await userRepository.create(tx, { ...f, username: f.username!, email: f.email!, passwordHash });
       await audit(tx, ctx, { action: 'create', objectType: 'user', objectId: created.uuid, changes: auditChanges(f) });
       return created;
     }, SLUG_TX)

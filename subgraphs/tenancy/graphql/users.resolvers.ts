@@ -18,23 +18,11 @@ import {
 import type { GroupRecord } from '../group.repository.js';
 import { listPermissions } from '../permission.service.js';
 import { getProfile, updateProfile, type ProfileView } from '../profile.service.js';
-import { createUser, deleteUser, getUser, listUsers, updateUser, type UserView } from '../user.service.js';
+import { createUser, deleteUser, getUser, listUsers, updateUser } from '../user.service.js';
+import { userFromView } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
 
-const userFromView = (u: UserView) => ({
-  id: u.uuid,
-  slug: u.slug,
-  username: u.username,
-  email: u.email,
-  firstName: u.first_name,
-  lastName: u.last_name,
-  isStaff: u.is_staff,
-  isSuperuser: u.is_superuser,
-  isActive: u.is_active,
-  dateJoined: u.date_joined,
-  lastLogin: u.last_login,
-});
 
 const groupFromRecord = (g: GroupRecord) => ({
   ...g,
