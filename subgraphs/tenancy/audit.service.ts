@@ -47,16 +47,7 @@ export async function audit(db: Tx, ctx: RequestContext, entry: AuditEntry): Pro
 // Reads: an organization's trail (owners, manage_organization, staff) and the whole trail
 // (staff). Entries other modules write with an organizationId show in the organization's.
 
-export interface AuditView {
-  id: number;
-  actor: string | null;
-  action: string;
-  object_type: string;
-  object_id: string;
-  organization: string | null;
-  changes: Record<string, unknown>;
-  created_at: string;
-}
+export type AuditView = Omit<AuditRow, 'created_at'> & { created_at: string };
 
 export const toAuditView = (r: AuditRow): AuditView => ({ ...r, created_at: r.created_at.toISOString() });
 

@@ -12,15 +12,7 @@ import { memberRepository, type MemberRow } from './member.repository.js';
 import { requireOrganization } from './organization.service.js';
 import { PERMISSION_CODENAMES } from './permission.catalog.js';
 
-export interface MemberView {
-  uuid: string;
-  slug: string;
-  username: string;
-  email: string;
-  role: 'owner' | 'member';
-  permissions: string[];
-  joined_at: string;
-}
+export type MemberView = Omit<MemberRow, 'membership_id' | 'user_id' | 'joined_at'> & { joined_at: string };
 
 export const toMemberView = (m: MemberRow): MemberView => ({
   uuid: m.uuid,

@@ -11,14 +11,7 @@ import type { Platform } from '../core/platform.js';
 import type { UserView } from './user.service.js';
 
 /** The user about to be created, as the API would show it; never the password. */
-export interface ProposedUser {
-  username: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  is_staff: boolean;
-  is_superuser: boolean;
-}
+export type ProposedUser = Pick<UserView, 'username' | 'email' | 'first_name' | 'last_name' | 'is_staff' | 'is_superuser'>;
 
 export interface UserHooks {
   beforeCreate?: (user: ProposedUser, ctx: RequestContext) => unknown;
