@@ -131,3 +131,34 @@ export type SocialAccount = Prisma.SocialAccountModel
  * 
  */
 export type AuditLog = Prisma.AuditLogModel
+/**
+ * Model SecretDataKey
+ * A site's data-encryption key, wrapped (AES-256-GCM) by the master key; one per version.
+ */
+export type SecretDataKey = Prisma.SecretDataKeyModel
+/**
+ * Model SecretType
+ * 
+ */
+export type SecretType = Prisma.SecretTypeModel
+/**
+ * Model SecretTag
+ * 
+ */
+export type SecretTag = Prisma.SecretTagModel
+/**
+ * Model Secret
+ * Site tier when appId is null. Public values in valuePlain; private and sensitive ones only
+ * as ciphertext (key uniqueness per tier: partial unique indexes in the migration).
+ */
+export type Secret = Prisma.SecretModel
+/**
+ * Model SecretTagLink
+ * 
+ */
+export type SecretTagLink = Prisma.SecretTagLinkModel
+/**
+ * Model SecretHistory
+ * Audit of secret changes: never a value.
+ */
+export type SecretHistory = Prisma.SecretHistoryModel

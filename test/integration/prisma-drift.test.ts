@@ -17,6 +17,7 @@ const TYPE_MAP: Record<string, string> = {
   DateTime: 'timestamp',
   Json: 'jsonb',
   Float: 'float8',
+  Bytes: 'bytea',
 };
 const NATIVE_MAP: Record<string, string> = { Uuid: 'uuid', Timestamptz: 'timestamptz' };
 const ON_DELETE: Record<string, string> = { Cascade: 'c', Restrict: 'r', SetNull: 'n', SetDefault: 'd', NoAction: 'a' };

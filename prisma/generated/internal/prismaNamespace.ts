@@ -414,7 +414,13 @@ export const ModelName = {
   RevokedAccessToken: 'RevokedAccessToken',
   Session: 'Session',
   SocialAccount: 'SocialAccount',
-  AuditLog: 'AuditLog'
+  AuditLog: 'AuditLog',
+  SecretDataKey: 'SecretDataKey',
+  SecretType: 'SecretType',
+  SecretTag: 'SecretTag',
+  Secret: 'Secret',
+  SecretTagLink: 'SecretTagLink',
+  SecretHistory: 'SecretHistory'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -430,7 +436,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog"
+    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1766,6 +1772,450 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    SecretDataKey: {
+      payload: Prisma.$SecretDataKeyPayload<ExtArgs>
+      fields: Prisma.SecretDataKeyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SecretDataKeyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SecretDataKeyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>
+        }
+        findFirst: {
+          args: Prisma.SecretDataKeyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SecretDataKeyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>
+        }
+        findMany: {
+          args: Prisma.SecretDataKeyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>[]
+        }
+        create: {
+          args: Prisma.SecretDataKeyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>
+        }
+        createMany: {
+          args: Prisma.SecretDataKeyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SecretDataKeyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>[]
+        }
+        delete: {
+          args: Prisma.SecretDataKeyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>
+        }
+        update: {
+          args: Prisma.SecretDataKeyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>
+        }
+        deleteMany: {
+          args: Prisma.SecretDataKeyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SecretDataKeyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SecretDataKeyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>[]
+        }
+        upsert: {
+          args: Prisma.SecretDataKeyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretDataKeyPayload>
+        }
+        aggregate: {
+          args: Prisma.SecretDataKeyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSecretDataKey>
+        }
+        groupBy: {
+          args: Prisma.SecretDataKeyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretDataKeyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SecretDataKeyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretDataKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    SecretType: {
+      payload: Prisma.$SecretTypePayload<ExtArgs>
+      fields: Prisma.SecretTypeFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SecretTypeFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SecretTypeFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>
+        }
+        findFirst: {
+          args: Prisma.SecretTypeFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SecretTypeFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>
+        }
+        findMany: {
+          args: Prisma.SecretTypeFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>[]
+        }
+        create: {
+          args: Prisma.SecretTypeCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>
+        }
+        createMany: {
+          args: Prisma.SecretTypeCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SecretTypeCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>[]
+        }
+        delete: {
+          args: Prisma.SecretTypeDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>
+        }
+        update: {
+          args: Prisma.SecretTypeUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>
+        }
+        deleteMany: {
+          args: Prisma.SecretTypeDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SecretTypeUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SecretTypeUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>[]
+        }
+        upsert: {
+          args: Prisma.SecretTypeUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTypePayload>
+        }
+        aggregate: {
+          args: Prisma.SecretTypeAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSecretType>
+        }
+        groupBy: {
+          args: Prisma.SecretTypeGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretTypeGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SecretTypeCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretTypeCountAggregateOutputType> | number
+        }
+      }
+    }
+    SecretTag: {
+      payload: Prisma.$SecretTagPayload<ExtArgs>
+      fields: Prisma.SecretTagFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SecretTagFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SecretTagFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>
+        }
+        findFirst: {
+          args: Prisma.SecretTagFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SecretTagFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>
+        }
+        findMany: {
+          args: Prisma.SecretTagFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>[]
+        }
+        create: {
+          args: Prisma.SecretTagCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>
+        }
+        createMany: {
+          args: Prisma.SecretTagCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SecretTagCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>[]
+        }
+        delete: {
+          args: Prisma.SecretTagDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>
+        }
+        update: {
+          args: Prisma.SecretTagUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>
+        }
+        deleteMany: {
+          args: Prisma.SecretTagDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SecretTagUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SecretTagUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>[]
+        }
+        upsert: {
+          args: Prisma.SecretTagUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagPayload>
+        }
+        aggregate: {
+          args: Prisma.SecretTagAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSecretTag>
+        }
+        groupBy: {
+          args: Prisma.SecretTagGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretTagGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SecretTagCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretTagCountAggregateOutputType> | number
+        }
+      }
+    }
+    Secret: {
+      payload: Prisma.$SecretPayload<ExtArgs>
+      fields: Prisma.SecretFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SecretFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SecretFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        findFirst: {
+          args: Prisma.SecretFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SecretFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        findMany: {
+          args: Prisma.SecretFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>[]
+        }
+        create: {
+          args: Prisma.SecretCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        createMany: {
+          args: Prisma.SecretCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SecretCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>[]
+        }
+        delete: {
+          args: Prisma.SecretDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        update: {
+          args: Prisma.SecretUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        deleteMany: {
+          args: Prisma.SecretDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SecretUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SecretUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>[]
+        }
+        upsert: {
+          args: Prisma.SecretUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        aggregate: {
+          args: Prisma.SecretAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSecret>
+        }
+        groupBy: {
+          args: Prisma.SecretGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SecretCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretCountAggregateOutputType> | number
+        }
+      }
+    }
+    SecretTagLink: {
+      payload: Prisma.$SecretTagLinkPayload<ExtArgs>
+      fields: Prisma.SecretTagLinkFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SecretTagLinkFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SecretTagLinkFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>
+        }
+        findFirst: {
+          args: Prisma.SecretTagLinkFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SecretTagLinkFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>
+        }
+        findMany: {
+          args: Prisma.SecretTagLinkFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>[]
+        }
+        create: {
+          args: Prisma.SecretTagLinkCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>
+        }
+        createMany: {
+          args: Prisma.SecretTagLinkCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SecretTagLinkCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>[]
+        }
+        delete: {
+          args: Prisma.SecretTagLinkDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>
+        }
+        update: {
+          args: Prisma.SecretTagLinkUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>
+        }
+        deleteMany: {
+          args: Prisma.SecretTagLinkDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SecretTagLinkUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SecretTagLinkUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>[]
+        }
+        upsert: {
+          args: Prisma.SecretTagLinkUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretTagLinkPayload>
+        }
+        aggregate: {
+          args: Prisma.SecretTagLinkAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSecretTagLink>
+        }
+        groupBy: {
+          args: Prisma.SecretTagLinkGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretTagLinkGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SecretTagLinkCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretTagLinkCountAggregateOutputType> | number
+        }
+      }
+    }
+    SecretHistory: {
+      payload: Prisma.$SecretHistoryPayload<ExtArgs>
+      fields: Prisma.SecretHistoryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SecretHistoryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SecretHistoryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>
+        }
+        findFirst: {
+          args: Prisma.SecretHistoryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SecretHistoryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>
+        }
+        findMany: {
+          args: Prisma.SecretHistoryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>[]
+        }
+        create: {
+          args: Prisma.SecretHistoryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>
+        }
+        createMany: {
+          args: Prisma.SecretHistoryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SecretHistoryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>[]
+        }
+        delete: {
+          args: Prisma.SecretHistoryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>
+        }
+        update: {
+          args: Prisma.SecretHistoryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>
+        }
+        deleteMany: {
+          args: Prisma.SecretHistoryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SecretHistoryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SecretHistoryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>[]
+        }
+        upsert: {
+          args: Prisma.SecretHistoryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretHistoryPayload>
+        }
+        aggregate: {
+          args: Prisma.SecretHistoryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSecretHistory>
+        }
+        groupBy: {
+          args: Prisma.SecretHistoryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretHistoryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SecretHistoryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretHistoryCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2061,6 +2511,96 @@ export const AuditLogScalarFieldEnum = {
 export type AuditLogScalarFieldEnum = (typeof AuditLogScalarFieldEnum)[keyof typeof AuditLogScalarFieldEnum]
 
 
+export const SecretDataKeyScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  version: 'version',
+  wrappedKey: 'wrappedKey',
+  masterKeyId: 'masterKeyId',
+  createdAt: 'createdAt',
+  retiredAt: 'retiredAt'
+} as const
+
+export type SecretDataKeyScalarFieldEnum = (typeof SecretDataKeyScalarFieldEnum)[keyof typeof SecretDataKeyScalarFieldEnum]
+
+
+export const SecretTypeScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  slug: 'slug',
+  name: 'name',
+  description: 'description',
+  type: 'type',
+  sensitivityLevel: 'sensitivityLevel',
+  schema: 'schema',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  modifiedAt: 'modifiedAt'
+} as const
+
+export type SecretTypeScalarFieldEnum = (typeof SecretTypeScalarFieldEnum)[keyof typeof SecretTypeScalarFieldEnum]
+
+
+export const SecretTagScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  color: 'color',
+  createdAt: 'createdAt',
+  modifiedAt: 'modifiedAt'
+} as const
+
+export type SecretTagScalarFieldEnum = (typeof SecretTagScalarFieldEnum)[keyof typeof SecretTagScalarFieldEnum]
+
+
+export const SecretScalarFieldEnum = {
+  id: 'id',
+  uuid: 'uuid',
+  siteId: 'siteId',
+  appId: 'appId',
+  key: 'key',
+  secretTypeId: 'secretTypeId',
+  valuePlain: 'valuePlain',
+  ciphertext: 'ciphertext',
+  iv: 'iv',
+  authTag: 'authTag',
+  keyVersion: 'keyVersion',
+  createdById: 'createdById',
+  modifiedById: 'modifiedById',
+  createdAt: 'createdAt',
+  modifiedAt: 'modifiedAt'
+} as const
+
+export type SecretScalarFieldEnum = (typeof SecretScalarFieldEnum)[keyof typeof SecretScalarFieldEnum]
+
+
+export const SecretTagLinkScalarFieldEnum = {
+  secretId: 'secretId',
+  tagId: 'tagId'
+} as const
+
+export type SecretTagLinkScalarFieldEnum = (typeof SecretTagLinkScalarFieldEnum)[keyof typeof SecretTagLinkScalarFieldEnum]
+
+
+export const SecretHistoryScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  appSlug: 'appSlug',
+  key: 'key',
+  secretType: 'secretType',
+  action: 'action',
+  userId: 'userId',
+  username: 'username',
+  changes: 'changes',
+  createdAt: 'createdAt'
+} as const
+
+export type SecretHistoryScalarFieldEnum = (typeof SecretHistoryScalarFieldEnum)[keyof typeof SecretHistoryScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -2074,6 +2614,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -2181,6 +2729,20 @@ export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 
  * Reference to a field of type 'BigInt[]'
  */
 export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
     
 
 
@@ -2366,6 +2928,12 @@ export type GlobalOmitConfig = {
   session?: Prisma.SessionOmit
   socialAccount?: Prisma.SocialAccountOmit
   auditLog?: Prisma.AuditLogOmit
+  secretDataKey?: Prisma.SecretDataKeyOmit
+  secretType?: Prisma.SecretTypeOmit
+  secretTag?: Prisma.SecretTagOmit
+  secret?: Prisma.SecretOmit
+  secretTagLink?: Prisma.SecretTagLinkOmit
+  secretHistory?: Prisma.SecretHistoryOmit
 }
 
 /* Types for Logging */

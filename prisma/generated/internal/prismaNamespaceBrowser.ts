@@ -68,7 +68,13 @@ export const ModelName = {
   RevokedAccessToken: 'RevokedAccessToken',
   Session: 'Session',
   SocialAccount: 'SocialAccount',
-  AuditLog: 'AuditLog'
+  AuditLog: 'AuditLog',
+  SecretDataKey: 'SecretDataKey',
+  SecretType: 'SecretType',
+  SecretTag: 'SecretTag',
+  Secret: 'Secret',
+  SecretTagLink: 'SecretTagLink',
+  SecretHistory: 'SecretHistory'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -343,6 +349,96 @@ export const AuditLogScalarFieldEnum = {
 export type AuditLogScalarFieldEnum = (typeof AuditLogScalarFieldEnum)[keyof typeof AuditLogScalarFieldEnum]
 
 
+export const SecretDataKeyScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  version: 'version',
+  wrappedKey: 'wrappedKey',
+  masterKeyId: 'masterKeyId',
+  createdAt: 'createdAt',
+  retiredAt: 'retiredAt'
+} as const
+
+export type SecretDataKeyScalarFieldEnum = (typeof SecretDataKeyScalarFieldEnum)[keyof typeof SecretDataKeyScalarFieldEnum]
+
+
+export const SecretTypeScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  slug: 'slug',
+  name: 'name',
+  description: 'description',
+  type: 'type',
+  sensitivityLevel: 'sensitivityLevel',
+  schema: 'schema',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  modifiedAt: 'modifiedAt'
+} as const
+
+export type SecretTypeScalarFieldEnum = (typeof SecretTypeScalarFieldEnum)[keyof typeof SecretTypeScalarFieldEnum]
+
+
+export const SecretTagScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  color: 'color',
+  createdAt: 'createdAt',
+  modifiedAt: 'modifiedAt'
+} as const
+
+export type SecretTagScalarFieldEnum = (typeof SecretTagScalarFieldEnum)[keyof typeof SecretTagScalarFieldEnum]
+
+
+export const SecretScalarFieldEnum = {
+  id: 'id',
+  uuid: 'uuid',
+  siteId: 'siteId',
+  appId: 'appId',
+  key: 'key',
+  secretTypeId: 'secretTypeId',
+  valuePlain: 'valuePlain',
+  ciphertext: 'ciphertext',
+  iv: 'iv',
+  authTag: 'authTag',
+  keyVersion: 'keyVersion',
+  createdById: 'createdById',
+  modifiedById: 'modifiedById',
+  createdAt: 'createdAt',
+  modifiedAt: 'modifiedAt'
+} as const
+
+export type SecretScalarFieldEnum = (typeof SecretScalarFieldEnum)[keyof typeof SecretScalarFieldEnum]
+
+
+export const SecretTagLinkScalarFieldEnum = {
+  secretId: 'secretId',
+  tagId: 'tagId'
+} as const
+
+export type SecretTagLinkScalarFieldEnum = (typeof SecretTagLinkScalarFieldEnum)[keyof typeof SecretTagLinkScalarFieldEnum]
+
+
+export const SecretHistoryScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  appSlug: 'appSlug',
+  key: 'key',
+  secretType: 'secretType',
+  action: 'action',
+  userId: 'userId',
+  username: 'username',
+  changes: 'changes',
+  createdAt: 'createdAt'
+} as const
+
+export type SecretHistoryScalarFieldEnum = (typeof SecretHistoryScalarFieldEnum)[keyof typeof SecretHistoryScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -356,6 +452,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

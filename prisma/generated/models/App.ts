@@ -282,6 +282,7 @@ export type AppWhereInput = {
   deletedAt?: Prisma.DateTimeNullableFilter<"App"> | Date | string | null
   site?: Prisma.XOR<Prisma.SiteScalarRelationFilter, Prisma.SiteWhereInput>
   apiKeys?: Prisma.ApiKeyListRelationFilter
+  secrets?: Prisma.SecretListRelationFilter
 }
 
 export type AppOrderByWithRelationInput = {
@@ -299,6 +300,7 @@ export type AppOrderByWithRelationInput = {
   deletedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   site?: Prisma.SiteOrderByWithRelationInput
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
+  secrets?: Prisma.SecretOrderByRelationAggregateInput
 }
 
 export type AppWhereUniqueInput = Prisma.AtLeast<{
@@ -320,6 +322,7 @@ export type AppWhereUniqueInput = Prisma.AtLeast<{
   deletedAt?: Prisma.DateTimeNullableFilter<"App"> | Date | string | null
   site?: Prisma.XOR<Prisma.SiteScalarRelationFilter, Prisma.SiteWhereInput>
   apiKeys?: Prisma.ApiKeyListRelationFilter
+  secrets?: Prisma.SecretListRelationFilter
 }, "id" | "uuid" | "siteId_slug">
 
 export type AppOrderByWithAggregationInput = {
@@ -373,6 +376,7 @@ export type AppCreateInput = {
   deletedAt?: Date | string | null
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateInput = {
@@ -389,6 +393,7 @@ export type AppUncheckedCreateInput = {
   updatedAt?: Date | string
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppUpdateInput = {
@@ -404,6 +409,7 @@ export type AppUpdateInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateInput = {
@@ -420,6 +426,7 @@ export type AppUncheckedUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManyInput = {
@@ -542,6 +549,11 @@ export type AppScalarRelationFilter = {
   isNot?: Prisma.AppWhereInput
 }
 
+export type AppNullableScalarRelationFilter = {
+  is?: Prisma.AppWhereInput | null
+  isNot?: Prisma.AppWhereInput | null
+}
+
 export type AppCreateNestedManyWithoutSiteInput = {
   create?: Prisma.XOR<Prisma.AppCreateWithoutSiteInput, Prisma.AppUncheckedCreateWithoutSiteInput> | Prisma.AppCreateWithoutSiteInput[] | Prisma.AppUncheckedCreateWithoutSiteInput[]
   connectOrCreate?: Prisma.AppCreateOrConnectWithoutSiteInput | Prisma.AppCreateOrConnectWithoutSiteInput[]
@@ -598,6 +610,22 @@ export type AppUpdateOneRequiredWithoutApiKeysNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutApiKeysInput, Prisma.AppUpdateWithoutApiKeysInput>, Prisma.AppUncheckedUpdateWithoutApiKeysInput>
 }
 
+export type AppCreateNestedOneWithoutSecretsInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutSecretsInput, Prisma.AppUncheckedCreateWithoutSecretsInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutSecretsInput
+  connect?: Prisma.AppWhereUniqueInput
+}
+
+export type AppUpdateOneWithoutSecretsNestedInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutSecretsInput, Prisma.AppUncheckedCreateWithoutSecretsInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutSecretsInput
+  upsert?: Prisma.AppUpsertWithoutSecretsInput
+  disconnect?: Prisma.AppWhereInput | boolean
+  delete?: Prisma.AppWhereInput | boolean
+  connect?: Prisma.AppWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutSecretsInput, Prisma.AppUpdateWithoutSecretsInput>, Prisma.AppUncheckedUpdateWithoutSecretsInput>
+}
+
 export type AppCreateWithoutSiteInput = {
   uuid?: string
   slug: string
@@ -610,6 +638,7 @@ export type AppCreateWithoutSiteInput = {
   updatedAt?: Date | string
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSiteInput = {
@@ -625,6 +654,7 @@ export type AppUncheckedCreateWithoutSiteInput = {
   updatedAt?: Date | string
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSiteInput = {
@@ -683,6 +713,7 @@ export type AppCreateWithoutApiKeysInput = {
   updatedAt?: Date | string
   deletedAt?: Date | string | null
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutApiKeysInput = {
@@ -698,6 +729,7 @@ export type AppUncheckedCreateWithoutApiKeysInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   deletedAt?: Date | string | null
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutApiKeysInput = {
@@ -728,6 +760,7 @@ export type AppUpdateWithoutApiKeysInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutApiKeysInput = {
@@ -743,6 +776,85 @@ export type AppUncheckedUpdateWithoutApiKeysInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+}
+
+export type AppCreateWithoutSecretsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  site: Prisma.SiteCreateNestedOneWithoutAppsInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+}
+
+export type AppUncheckedCreateWithoutSecretsInput = {
+  id?: number
+  uuid?: string
+  siteId: number
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+}
+
+export type AppCreateOrConnectWithoutSecretsInput = {
+  where: Prisma.AppWhereUniqueInput
+  create: Prisma.XOR<Prisma.AppCreateWithoutSecretsInput, Prisma.AppUncheckedCreateWithoutSecretsInput>
+}
+
+export type AppUpsertWithoutSecretsInput = {
+  update: Prisma.XOR<Prisma.AppUpdateWithoutSecretsInput, Prisma.AppUncheckedUpdateWithoutSecretsInput>
+  create: Prisma.XOR<Prisma.AppCreateWithoutSecretsInput, Prisma.AppUncheckedCreateWithoutSecretsInput>
+  where?: Prisma.AppWhereInput
+}
+
+export type AppUpdateToOneWithWhereWithoutSecretsInput = {
+  where?: Prisma.AppWhereInput
+  data: Prisma.XOR<Prisma.AppUpdateWithoutSecretsInput, Prisma.AppUncheckedUpdateWithoutSecretsInput>
+}
+
+export type AppUpdateWithoutSecretsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+}
+
+export type AppUncheckedUpdateWithoutSecretsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  siteId?: Prisma.IntFieldUpdateOperationsInput | number
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManySiteInput = {
@@ -771,6 +883,7 @@ export type AppUpdateWithoutSiteInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSiteInput = {
@@ -786,6 +899,7 @@ export type AppUncheckedUpdateWithoutSiteInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateManyWithoutSiteInput = {
@@ -809,10 +923,12 @@ export type AppUncheckedUpdateManyWithoutSiteInput = {
 
 export type AppCountOutputType = {
   apiKeys: number
+  secrets: number
 }
 
 export type AppCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKeys?: boolean | AppCountOutputTypeCountApiKeysArgs
+  secrets?: boolean | AppCountOutputTypeCountSecretsArgs
 }
 
 /**
@@ -832,6 +948,13 @@ export type AppCountOutputTypeCountApiKeysArgs<ExtArgs extends runtime.Types.Ext
   where?: Prisma.ApiKeyWhereInput
 }
 
+/**
+ * AppCountOutputType without action
+ */
+export type AppCountOutputTypeCountSecretsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SecretWhereInput
+}
+
 
 export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -848,6 +971,7 @@ export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   deletedAt?: boolean
   site?: boolean | Prisma.SiteDefaultArgs<ExtArgs>
   apiKeys?: boolean | Prisma.App$apiKeysArgs<ExtArgs>
+  secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["app"]>
 
@@ -902,6 +1026,7 @@ export type AppOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
 export type AppInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   site?: boolean | Prisma.SiteDefaultArgs<ExtArgs>
   apiKeys?: boolean | Prisma.App$apiKeysArgs<ExtArgs>
+  secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AppIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -916,6 +1041,7 @@ export type $AppPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   objects: {
     site: Prisma.$SitePayload<ExtArgs>
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
+    secrets: Prisma.$SecretPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1326,6 +1452,7 @@ export interface Prisma__AppClient<T, Null = never, ExtArgs extends runtime.Type
   readonly [Symbol.toStringTag]: "PrismaPromise"
   site<T extends Prisma.SiteDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.SiteDefaultArgs<ExtArgs>>): Prisma.Prisma__SiteClient<runtime.Types.Result.GetResult<Prisma.$SitePayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   apiKeys<T extends Prisma.App$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  secrets<T extends Prisma.App$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1789,6 +1916,30 @@ export type App$apiKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
   take?: number
   skip?: number
   distinct?: Prisma.ApiKeyScalarFieldEnum | Prisma.ApiKeyScalarFieldEnum[]
+}
+
+/**
+ * App.secrets
+ */
+export type App$secretsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Secret
+   */
+  select?: Prisma.SecretSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Secret
+   */
+  omit?: Prisma.SecretOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SecretInclude<ExtArgs> | null
+  where?: Prisma.SecretWhereInput
+  orderBy?: Prisma.SecretOrderByWithRelationInput | Prisma.SecretOrderByWithRelationInput[]
+  cursor?: Prisma.SecretWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SecretScalarFieldEnum | Prisma.SecretScalarFieldEnum[]
 }
 
 /**

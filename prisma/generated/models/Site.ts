@@ -303,6 +303,11 @@ export type SiteWhereInput = {
   organization?: Prisma.XOR<Prisma.OrganizationScalarRelationFilter, Prisma.OrganizationWhereInput>
   domains?: Prisma.DomainListRelationFilter
   apps?: Prisma.AppListRelationFilter
+  secretDataKeys?: Prisma.SecretDataKeyListRelationFilter
+  secretTypes?: Prisma.SecretTypeListRelationFilter
+  secretTags?: Prisma.SecretTagListRelationFilter
+  secrets?: Prisma.SecretListRelationFilter
+  secretHistory?: Prisma.SecretHistoryListRelationFilter
 }
 
 export type SiteOrderByWithRelationInput = {
@@ -324,6 +329,11 @@ export type SiteOrderByWithRelationInput = {
   organization?: Prisma.OrganizationOrderByWithRelationInput
   domains?: Prisma.DomainOrderByRelationAggregateInput
   apps?: Prisma.AppOrderByRelationAggregateInput
+  secretDataKeys?: Prisma.SecretDataKeyOrderByRelationAggregateInput
+  secretTypes?: Prisma.SecretTypeOrderByRelationAggregateInput
+  secretTags?: Prisma.SecretTagOrderByRelationAggregateInput
+  secrets?: Prisma.SecretOrderByRelationAggregateInput
+  secretHistory?: Prisma.SecretHistoryOrderByRelationAggregateInput
 }
 
 export type SiteWhereUniqueInput = Prisma.AtLeast<{
@@ -348,6 +358,11 @@ export type SiteWhereUniqueInput = Prisma.AtLeast<{
   organization?: Prisma.XOR<Prisma.OrganizationScalarRelationFilter, Prisma.OrganizationWhereInput>
   domains?: Prisma.DomainListRelationFilter
   apps?: Prisma.AppListRelationFilter
+  secretDataKeys?: Prisma.SecretDataKeyListRelationFilter
+  secretTypes?: Prisma.SecretTypeListRelationFilter
+  secretTags?: Prisma.SecretTagListRelationFilter
+  secrets?: Prisma.SecretListRelationFilter
+  secretHistory?: Prisma.SecretHistoryListRelationFilter
 }, "id" | "uuid" | "slug" | "schemaName">
 
 export type SiteOrderByWithAggregationInput = {
@@ -411,6 +426,11 @@ export type SiteCreateInput = {
   organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
   domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
   apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateInput = {
@@ -431,6 +451,11 @@ export type SiteUncheckedCreateInput = {
   deletedAt?: Date | string | null
   domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
   apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUpdateInput = {
@@ -450,6 +475,11 @@ export type SiteUpdateInput = {
   organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
   domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
   apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateInput = {
@@ -470,6 +500,11 @@ export type SiteUncheckedUpdateInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
   apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyInput = {
@@ -673,6 +708,76 @@ export type SiteUpdateOneRequiredWithoutAppsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutAppsInput, Prisma.SiteUpdateWithoutAppsInput>, Prisma.SiteUncheckedUpdateWithoutAppsInput>
 }
 
+export type SiteCreateNestedOneWithoutSecretDataKeysInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretDataKeysInput, Prisma.SiteUncheckedCreateWithoutSecretDataKeysInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretDataKeysInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutSecretDataKeysNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretDataKeysInput, Prisma.SiteUncheckedCreateWithoutSecretDataKeysInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretDataKeysInput
+  upsert?: Prisma.SiteUpsertWithoutSecretDataKeysInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutSecretDataKeysInput, Prisma.SiteUpdateWithoutSecretDataKeysInput>, Prisma.SiteUncheckedUpdateWithoutSecretDataKeysInput>
+}
+
+export type SiteCreateNestedOneWithoutSecretTypesInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretTypesInput, Prisma.SiteUncheckedCreateWithoutSecretTypesInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretTypesInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutSecretTypesNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretTypesInput, Prisma.SiteUncheckedCreateWithoutSecretTypesInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretTypesInput
+  upsert?: Prisma.SiteUpsertWithoutSecretTypesInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutSecretTypesInput, Prisma.SiteUpdateWithoutSecretTypesInput>, Prisma.SiteUncheckedUpdateWithoutSecretTypesInput>
+}
+
+export type SiteCreateNestedOneWithoutSecretTagsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretTagsInput, Prisma.SiteUncheckedCreateWithoutSecretTagsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretTagsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutSecretTagsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretTagsInput, Prisma.SiteUncheckedCreateWithoutSecretTagsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretTagsInput
+  upsert?: Prisma.SiteUpsertWithoutSecretTagsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutSecretTagsInput, Prisma.SiteUpdateWithoutSecretTagsInput>, Prisma.SiteUncheckedUpdateWithoutSecretTagsInput>
+}
+
+export type SiteCreateNestedOneWithoutSecretsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretsInput, Prisma.SiteUncheckedCreateWithoutSecretsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutSecretsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretsInput, Prisma.SiteUncheckedCreateWithoutSecretsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretsInput
+  upsert?: Prisma.SiteUpsertWithoutSecretsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutSecretsInput, Prisma.SiteUpdateWithoutSecretsInput>, Prisma.SiteUncheckedUpdateWithoutSecretsInput>
+}
+
+export type SiteCreateNestedOneWithoutSecretHistoryInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretHistoryInput, Prisma.SiteUncheckedCreateWithoutSecretHistoryInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretHistoryInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutSecretHistoryNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutSecretHistoryInput, Prisma.SiteUncheckedCreateWithoutSecretHistoryInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutSecretHistoryInput
+  upsert?: Prisma.SiteUpsertWithoutSecretHistoryInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutSecretHistoryInput, Prisma.SiteUpdateWithoutSecretHistoryInput>, Prisma.SiteUncheckedUpdateWithoutSecretHistoryInput>
+}
+
 export type SiteCreateWithoutOrganizationInput = {
   uuid?: string
   slug: string
@@ -689,6 +794,11 @@ export type SiteCreateWithoutOrganizationInput = {
   deletedAt?: Date | string | null
   domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
   apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutOrganizationInput = {
@@ -708,6 +818,11 @@ export type SiteUncheckedCreateWithoutOrganizationInput = {
   deletedAt?: Date | string | null
   domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
   apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutOrganizationInput = {
@@ -773,6 +888,11 @@ export type SiteCreateWithoutDomainsInput = {
   deletedAt?: Date | string | null
   organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
   apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDomainsInput = {
@@ -792,6 +912,11 @@ export type SiteUncheckedCreateWithoutDomainsInput = {
   updatedAt?: Date | string
   deletedAt?: Date | string | null
   apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDomainsInput = {
@@ -826,6 +951,11 @@ export type SiteUpdateWithoutDomainsInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
   apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDomainsInput = {
@@ -845,6 +975,11 @@ export type SiteUncheckedUpdateWithoutDomainsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAppsInput = {
@@ -863,6 +998,11 @@ export type SiteCreateWithoutAppsInput = {
   deletedAt?: Date | string | null
   organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
   domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAppsInput = {
@@ -882,6 +1022,11 @@ export type SiteUncheckedCreateWithoutAppsInput = {
   updatedAt?: Date | string
   deletedAt?: Date | string | null
   domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAppsInput = {
@@ -916,6 +1061,11 @@ export type SiteUpdateWithoutAppsInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
   domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAppsInput = {
@@ -935,6 +1085,561 @@ export type SiteUncheckedUpdateWithoutAppsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutSecretDataKeysInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutSecretDataKeysInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretDataKeysInput, Prisma.SiteUncheckedCreateWithoutSecretDataKeysInput>
+}
+
+export type SiteUpsertWithoutSecretDataKeysInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutSecretDataKeysInput, Prisma.SiteUncheckedUpdateWithoutSecretDataKeysInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretDataKeysInput, Prisma.SiteUncheckedCreateWithoutSecretDataKeysInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutSecretDataKeysInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutSecretDataKeysInput, Prisma.SiteUncheckedUpdateWithoutSecretDataKeysInput>
+}
+
+export type SiteUpdateWithoutSecretDataKeysInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutSecretTypesInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutSecretTypesInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutSecretTypesInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretTypesInput, Prisma.SiteUncheckedCreateWithoutSecretTypesInput>
+}
+
+export type SiteUpsertWithoutSecretTypesInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutSecretTypesInput, Prisma.SiteUncheckedUpdateWithoutSecretTypesInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretTypesInput, Prisma.SiteUncheckedCreateWithoutSecretTypesInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutSecretTypesInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutSecretTypesInput, Prisma.SiteUncheckedUpdateWithoutSecretTypesInput>
+}
+
+export type SiteUpdateWithoutSecretTypesInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutSecretTypesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutSecretTagsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutSecretTagsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutSecretTagsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretTagsInput, Prisma.SiteUncheckedCreateWithoutSecretTagsInput>
+}
+
+export type SiteUpsertWithoutSecretTagsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutSecretTagsInput, Prisma.SiteUncheckedUpdateWithoutSecretTagsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretTagsInput, Prisma.SiteUncheckedCreateWithoutSecretTagsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutSecretTagsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutSecretTagsInput, Prisma.SiteUncheckedUpdateWithoutSecretTagsInput>
+}
+
+export type SiteUpdateWithoutSecretTagsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutSecretTagsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutSecretsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutSecretsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutSecretsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretsInput, Prisma.SiteUncheckedCreateWithoutSecretsInput>
+}
+
+export type SiteUpsertWithoutSecretsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutSecretsInput, Prisma.SiteUncheckedUpdateWithoutSecretsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretsInput, Prisma.SiteUncheckedCreateWithoutSecretsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutSecretsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutSecretsInput, Prisma.SiteUncheckedUpdateWithoutSecretsInput>
+}
+
+export type SiteUpdateWithoutSecretsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutSecretsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutSecretHistoryInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutSecretHistoryInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutSecretHistoryInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretHistoryInput, Prisma.SiteUncheckedCreateWithoutSecretHistoryInput>
+}
+
+export type SiteUpsertWithoutSecretHistoryInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutSecretHistoryInput, Prisma.SiteUncheckedUpdateWithoutSecretHistoryInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutSecretHistoryInput, Prisma.SiteUncheckedCreateWithoutSecretHistoryInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutSecretHistoryInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutSecretHistoryInput, Prisma.SiteUncheckedUpdateWithoutSecretHistoryInput>
+}
+
+export type SiteUpdateWithoutSecretHistoryInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyOrganizationInput = {
@@ -970,6 +1675,11 @@ export type SiteUpdateWithoutOrganizationInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
   apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutOrganizationInput = {
@@ -989,6 +1699,11 @@ export type SiteUncheckedUpdateWithoutOrganizationInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
   apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateManyWithoutOrganizationInput = {
@@ -1016,11 +1731,21 @@ export type SiteUncheckedUpdateManyWithoutOrganizationInput = {
 export type SiteCountOutputType = {
   domains: number
   apps: number
+  secretDataKeys: number
+  secretTypes: number
+  secretTags: number
+  secrets: number
+  secretHistory: number
 }
 
 export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   domains?: boolean | SiteCountOutputTypeCountDomainsArgs
   apps?: boolean | SiteCountOutputTypeCountAppsArgs
+  secretDataKeys?: boolean | SiteCountOutputTypeCountSecretDataKeysArgs
+  secretTypes?: boolean | SiteCountOutputTypeCountSecretTypesArgs
+  secretTags?: boolean | SiteCountOutputTypeCountSecretTagsArgs
+  secrets?: boolean | SiteCountOutputTypeCountSecretsArgs
+  secretHistory?: boolean | SiteCountOutputTypeCountSecretHistoryArgs
 }
 
 /**
@@ -1047,6 +1772,41 @@ export type SiteCountOutputTypeCountAppsArgs<ExtArgs extends runtime.Types.Exten
   where?: Prisma.AppWhereInput
 }
 
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountSecretDataKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SecretDataKeyWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountSecretTypesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SecretTypeWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountSecretTagsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SecretTagWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountSecretsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SecretWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountSecretHistoryArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SecretHistoryWhereInput
+}
+
 
 export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1067,6 +1827,11 @@ export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   organization?: boolean | Prisma.OrganizationDefaultArgs<ExtArgs>
   domains?: boolean | Prisma.Site$domainsArgs<ExtArgs>
   apps?: boolean | Prisma.Site$appsArgs<ExtArgs>
+  secretDataKeys?: boolean | Prisma.Site$secretDataKeysArgs<ExtArgs>
+  secretTypes?: boolean | Prisma.Site$secretTypesArgs<ExtArgs>
+  secretTags?: boolean | Prisma.Site$secretTagsArgs<ExtArgs>
+  secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
+  secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["site"]>
 
@@ -1131,6 +1896,11 @@ export type SiteInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   organization?: boolean | Prisma.OrganizationDefaultArgs<ExtArgs>
   domains?: boolean | Prisma.Site$domainsArgs<ExtArgs>
   apps?: boolean | Prisma.Site$appsArgs<ExtArgs>
+  secretDataKeys?: boolean | Prisma.Site$secretDataKeysArgs<ExtArgs>
+  secretTypes?: boolean | Prisma.Site$secretTypesArgs<ExtArgs>
+  secretTags?: boolean | Prisma.Site$secretTagsArgs<ExtArgs>
+  secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
+  secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SiteIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1146,6 +1916,11 @@ export type $SitePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     organization: Prisma.$OrganizationPayload<ExtArgs>
     domains: Prisma.$DomainPayload<ExtArgs>[]
     apps: Prisma.$AppPayload<ExtArgs>[]
+    secretDataKeys: Prisma.$SecretDataKeyPayload<ExtArgs>[]
+    secretTypes: Prisma.$SecretTypePayload<ExtArgs>[]
+    secretTags: Prisma.$SecretTagPayload<ExtArgs>[]
+    secrets: Prisma.$SecretPayload<ExtArgs>[]
+    secretHistory: Prisma.$SecretHistoryPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1560,6 +2335,11 @@ export interface Prisma__SiteClient<T, Null = never, ExtArgs extends runtime.Typ
   organization<T extends Prisma.OrganizationDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrganizationDefaultArgs<ExtArgs>>): Prisma.Prisma__OrganizationClient<runtime.Types.Result.GetResult<Prisma.$OrganizationPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   domains<T extends Prisma.Site$domainsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$domainsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DomainPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   apps<T extends Prisma.Site$appsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$appsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  secretDataKeys<T extends Prisma.Site$secretDataKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretDataKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretDataKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  secretTypes<T extends Prisma.Site$secretTypesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretTypesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretTypePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  secretTags<T extends Prisma.Site$secretTagsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretTagsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretTagPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  secrets<T extends Prisma.Site$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  secretHistory<T extends Prisma.Site$secretHistoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretHistoryArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2050,6 +2830,126 @@ export type Site$appsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   take?: number
   skip?: number
   distinct?: Prisma.AppScalarFieldEnum | Prisma.AppScalarFieldEnum[]
+}
+
+/**
+ * Site.secretDataKeys
+ */
+export type Site$secretDataKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SecretDataKey
+   */
+  select?: Prisma.SecretDataKeySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SecretDataKey
+   */
+  omit?: Prisma.SecretDataKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SecretDataKeyInclude<ExtArgs> | null
+  where?: Prisma.SecretDataKeyWhereInput
+  orderBy?: Prisma.SecretDataKeyOrderByWithRelationInput | Prisma.SecretDataKeyOrderByWithRelationInput[]
+  cursor?: Prisma.SecretDataKeyWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SecretDataKeyScalarFieldEnum | Prisma.SecretDataKeyScalarFieldEnum[]
+}
+
+/**
+ * Site.secretTypes
+ */
+export type Site$secretTypesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SecretType
+   */
+  select?: Prisma.SecretTypeSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SecretType
+   */
+  omit?: Prisma.SecretTypeOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SecretTypeInclude<ExtArgs> | null
+  where?: Prisma.SecretTypeWhereInput
+  orderBy?: Prisma.SecretTypeOrderByWithRelationInput | Prisma.SecretTypeOrderByWithRelationInput[]
+  cursor?: Prisma.SecretTypeWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SecretTypeScalarFieldEnum | Prisma.SecretTypeScalarFieldEnum[]
+}
+
+/**
+ * Site.secretTags
+ */
+export type Site$secretTagsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SecretTag
+   */
+  select?: Prisma.SecretTagSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SecretTag
+   */
+  omit?: Prisma.SecretTagOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SecretTagInclude<ExtArgs> | null
+  where?: Prisma.SecretTagWhereInput
+  orderBy?: Prisma.SecretTagOrderByWithRelationInput | Prisma.SecretTagOrderByWithRelationInput[]
+  cursor?: Prisma.SecretTagWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SecretTagScalarFieldEnum | Prisma.SecretTagScalarFieldEnum[]
+}
+
+/**
+ * Site.secrets
+ */
+export type Site$secretsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Secret
+   */
+  select?: Prisma.SecretSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Secret
+   */
+  omit?: Prisma.SecretOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SecretInclude<ExtArgs> | null
+  where?: Prisma.SecretWhereInput
+  orderBy?: Prisma.SecretOrderByWithRelationInput | Prisma.SecretOrderByWithRelationInput[]
+  cursor?: Prisma.SecretWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SecretScalarFieldEnum | Prisma.SecretScalarFieldEnum[]
+}
+
+/**
+ * Site.secretHistory
+ */
+export type Site$secretHistoryArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SecretHistory
+   */
+  select?: Prisma.SecretHistorySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SecretHistory
+   */
+  omit?: Prisma.SecretHistoryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SecretHistoryInclude<ExtArgs> | null
+  where?: Prisma.SecretHistoryWhereInput
+  orderBy?: Prisma.SecretHistoryOrderByWithRelationInput | Prisma.SecretHistoryOrderByWithRelationInput[]
+  cursor?: Prisma.SecretHistoryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SecretHistoryScalarFieldEnum | Prisma.SecretHistoryScalarFieldEnum[]
 }
 
 /**
