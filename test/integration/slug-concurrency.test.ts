@@ -8,13 +8,19 @@ import { createTestDatabase } from '../support/db.js';
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: pg.Pool;
 let prisma: Db;
+const connectionErrors: Error[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = createPool(db.url, 20);
+  // As the platform does (subgraphs/core/platform.ts): a connection the server closes must
+  // not surface as an unhandled 'error' event; any such error fails the test below.
+  pool.on('error', (e) => connectionErrors.push(e));
+  pool.on('connect', (client) => client.on('error', (e) => connectionErrors.push(e)));
   prisma = createPrisma(pool);
 });
 afterAll(async () => {
+  expect(connectionErrors.map((e) => e.message)).toEqual([]);
   await prisma?.$disconnect();
   await pool?.end();
   await db?.drop();
