@@ -2,9 +2,10 @@
 // (DATABASE_URL, or the embedded database in DATA_DIR while the server is stopped).
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../subgraphs/core/config.js';
-import { isAppError } from '../subgraphs/core/errors.js';
+import { errors, isAppError } from '../subgraphs/core/errors.js';
 import { createLogger } from '../subgraphs/core/logger.js';
 import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
+import { rotateKeys } from '../subgraphs/secrets/key-rotation.js';
 import { seedTenancy } from '../subgraphs/tenancy/seed.js';
 import { createSuperuser } from '../subgraphs/tenancy/user.service.js';
 
@@ -25,6 +26,29 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
         email: values.email ?? '',
       });
       return `Superuser "${user.username}" created (${user.uuid}).`;
+    },
+  },
+  'rotate-keys': {
+    usage: 'rotate-keys [--batch-size N]   (new secrets data keys; re-wraps keys of SECRETS_PREVIOUS_MASTER_KEYS)',
+    async run(platform, args) {
+      const { values } = parseArgs({ args, options: { 'batch-size': { type: 'string', default: '100' } } });
+      const batchSize = Number(values['batch-size']);
+      if (!Number.isInteger(batchSize) || batchSize < 1) throw new UsageError('--batch-size must be a positive whole number');
+      const s = await rotateKeys(platform, { batchSize });
+      const lines = [
+        `Rotated secrets data keys: ${s.sites} site(s), ${s.reencrypted} value(s) re-encrypted, ` +
+          `${s.rewrapped} data key(s) re-wrapped, ${s.retired} old version(s) retired.`,
+      ];
+      if (s.undecryptable) lines.push(`Warning: ${s.undecryptable} value(s) could not be decrypted and were left as they are.`);
+      if (s.skippedSites.length) {
+        // Exit 1 so scripts notice; the summary of what was done is still printed.
+        process.stdout.write(`${lines.join('\n')}\n`);
+        throw errors.secretUndecryptable(
+          `Site(s) ${s.skippedSites.join(', ')} not rotated: their data keys open with no configured master key ` +
+            '(add the old key to SECRETS_PREVIOUS_MASTER_KEYS).',
+        );
+      }
+      return lines.join('\n');
     },
   },
 };

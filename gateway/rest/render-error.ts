@@ -6,6 +6,9 @@ import type { ErrorStyle } from './types.js';
 export function renderRestError(err: AppError, style: ErrorStyle = 'console'): Record<string, unknown> {
   switch (style) {
     case 'secrets':
+      // Several seed shapes are fixed exactly (`{message, field}`, `{error}` alone, …): a
+      // service that builds one passes it whole as details.body.
+      if (err.details?.body) return err.details.body as Record<string, unknown>;
       return { error: err.message, detail: err.details?.detail ?? err.errors ?? err.message, ...(err.details?.extra as object) };
     case 'data':
       return err.errors

@@ -3,6 +3,8 @@ import { authRoutes } from '../auth/auth.routes.js';
 import { organizationsRoutes } from '../../subgraphs/tenancy/organizations.routes.js';
 import { sitesRoutes } from '../../subgraphs/tenancy/sites.routes.js';
 import { usersRoutes } from '../../subgraphs/tenancy/users.routes.js';
+import { secretTypesAndTagsRoutes } from '../../subgraphs/secrets/tags.routes.js';
+import { secretsRoutes } from '../../subgraphs/secrets/secrets.routes.js';
 import type { RouteSpec } from './types.js';
 
 export const ROUTES: RouteSpec[] = [
@@ -10,4 +12,6 @@ export const ROUTES: RouteSpec[] = [
   ...sitesRoutes,
   ...usersRoutes,
   ...authRoutes,
+  ...secretTypesAndTagsRoutes,
+  ...secretsRoutes,
 ];

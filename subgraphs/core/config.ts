@@ -39,6 +39,8 @@ export interface Config {
   invitationExpiresDays: number;
   smtpUrl: string | null;
   secretsMasterKey: string | null;
+  /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
+  secretsPreviousMasterKeys: string[];
   nodeEnv: string;
 }
 
@@ -178,6 +180,18 @@ function masterKey(env: Env): string | null {
   return raw;
 }
 
+function previousMasterKeys(env: Env): string[] {
+  const raw = optional(env, 'SECRETS_PREVIOUS_MASTER_KEYS');
+  if (raw === null) return [];
+  const keys = raw.split(',').map((k) => k.trim()).filter(Boolean);
+  keys.forEach((k, i) => {
+    if (Buffer.from(k, 'base64').length !== 32) {
+      throw new ConfigError('SECRETS_PREVIOUS_MASTER_KEYS', `entry ${i} must be 32 bytes encoded in base64`);
+    }
+  });
+  return keys;
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonly<Config> {
   const host = str(env, 'HOST', '127.0.0.1');
   const jwtPrivate = optional(env, 'JWT_PRIVATE_KEY');
@@ -221,6 +235,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     invitationExpiresDays: int(env, 'INVITATION_EXPIRES_DAYS', 7, 1, 365),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     secretsMasterKey: masterKey(env),
+    secretsPreviousMasterKeys: previousMasterKeys(env),
     nodeEnv: str(env, 'NODE_ENV', 'development'),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

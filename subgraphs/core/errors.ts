@@ -76,4 +76,7 @@ export const errors = {
     }),
   unavailable: (message: string) => new AppError({ code: 'service_unavailable', status: 503, message }),
   internal: () => new AppError({ code: 'internal_error', status: 500, message: 'Internal server error.' }),
+  /** A stored secret that the configured master key cannot open (lost/changed key, or a moved ciphertext). */
+  secretUndecryptable: (message = 'The secret value cannot be decrypted with the configured master key (SECRETS_MASTER_KEY).') =>
+    new AppError({ code: 'secret_undecryptable', status: 500, message }),
 };

@@ -1,7 +1,7 @@
-// Secrets subgraph resolvers: Site.secrets.
+// Secrets subgraph resolvers: Site.secrets (keys, types, tags and tiers; never values).
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../subgraph-context.js';
-import { listSecrets, type SecretSummary } from './secret.service.js';
+import { listSecrets, type SecretSummary } from './secret-list.service.js';
 
 export const secretsResolvers: GraphQLResolverMap<SubgraphContext> = {
   Site: {

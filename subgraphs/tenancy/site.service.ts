@@ -12,6 +12,7 @@ import { audit } from './audit.service.js';
 import { getOrganization } from './organization.service.js';
 import { createSiteSchema, dropSiteSchema, schemaNameFor } from './site-schema.js';
 import { siteRepository, type DomainRow, type SiteFilter, type SiteRow } from './site.repository.js';
+import { ensureSystemTypes } from '../secrets/secret-type.service.js';
 
 export type { DomainRow, SiteRow };
 
@@ -226,6 +227,7 @@ export async function createSite(ctx: RequestContext, orgRef: string, body: unkn
         if (await tx.domain.findUnique({ where: { domain: host } })) throw errors.conflict(`The host "${host}" already belongs to a site.`, { domain: ['Already in use.'] });
         const domainSlug = nextFreeSlug(slugify(host, 'domain'), await siteRepository.takenSlugs(pool, 'domains', slugify(host, 'domain')));
         await tx.domain.create({ data: { slug: domainSlug, domain: host, siteId: site.id, isPrimary: true } });
+        await ensureSystemTypes(tx, site.id); // DECISIONS §9: every site starts with the system secret types
         const changes = { slug, name: site.name, environment: site.environment, schema_name: schemaName, domain: host };
         await audit(tx, ctx, { action: 'create', objectType: 'site', objectId: site.uuid, organizationId: org.id, siteId: site.id, changes });
         return site;

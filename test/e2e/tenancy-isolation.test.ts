@@ -35,6 +35,19 @@ async function buildTenant(owner: User, tag: string, into: Record<string, any>) 
     await t.call('POST', '/api/groups/', { token, body: { name: `Group ${tag}`, scope: 'organization', organization: into.org.slug, permissions: ['view_site'] } }),
     'group',
   );
+  into.secretType = await ok(
+    await t.call('POST', '/api/secret-types/', {
+      token,
+      host,
+      body: { type: 'custom', name: `Type ${tag}`, sensitivity_level: 'private', schema: { type: 'object' } },
+    }),
+    'secret type',
+  );
+  into.tag = await ok(await t.call('POST', '/api/tags/', { token, host, body: { name: `tag-${tag}` } }), 'tag');
+  into.secret = await ok(
+    await t.call('POST', '/api/secrets/', { token, host, body: { secret_type: into.secretType.slug, key: `key-${tag}`, value: { marker: `value-${tag}` }, tags: [into.tag.slug] } }),
+    'secret',
+  );
   into.invitation = await ok(
     await t.call('POST', `/api/organizations/${into.org.slug}/invitations/`, { token, body: { invitee_identifier: `invitee-${tag}@example.test`, permissions: [] } }),
     'invitation',
@@ -54,7 +67,10 @@ beforeAll(async () => {
     'invite carol',
   );
   await ok(await t.call('POST', `/api/invitations/${inv.token}/accept/`, { token: t.tokenFor(carol) }), 'accept');
-  for (const v of [B.org.uuid, B.org.slug, B.site.uuid, B.site.slug, B.domain.uuid, B.app.uuid, B.key.uuid, bob.uuid, carol.uuid, B.invitation.uuid]) {
+  for (const v of [
+    B.org.uuid, B.org.slug, B.site.uuid, B.site.slug, B.domain.uuid, B.app.uuid, B.key.uuid, bob.uuid, carol.uuid, B.invitation.uuid,
+    B.secretType.slug, B.tag.slug, B.secret.key, 'value-b',
+  ]) {
     victimTokens.add(String(v));
   }
 }, 120_000);
@@ -74,6 +90,9 @@ function candidates(param: string): { own?: string; victim: string[]; fake: (v: 
     group: { own: String(A.group.id), victim: [String(B.group.id)] },
     user: { own: alice.slug, victim: [bob.slug, bob.uuid, carol.slug] },
     uuid: { own: A.invitation.uuid, victim: [B.invitation.uuid] },
+    // secret types and tags of the site share the `:slug` position
+    slug: { own: A.secretType.slug, victim: [B.secretType.slug, B.tag.slug] },
+    key: { own: A.secret.key, victim: [B.secret.key] },
   };
   const c = table[param];
   if (!c) throw new Error(`no isolation candidates for :${param}; add them`);
@@ -146,6 +165,10 @@ async function snapshot(): Promise<string> {
     users: await q('SELECT id, username, email, is_active, is_deleted, password_hash, first_name FROM users WHERE id = ANY($1) ORDER BY id', [[bob.id, carol.id]]),
     profiles: await q('SELECT * FROM user_profiles WHERE user_id = ANY($1) ORDER BY user_id', [[bob.id, carol.id]]),
     grants: await q('SELECT * FROM object_permissions WHERE user_id = ANY($1) ORDER BY id', [[bob.id, carol.id]]),
+    secretRows: await q('SELECT s.* FROM secrets s JOIN sites x ON x.id = s.site_id WHERE x.organization_id = $1 ORDER BY s.id', [orgId]),
+    secretTypes: await q('SELECT t.* FROM secret_types t JOIN sites x ON x.id = t.site_id WHERE x.organization_id = $1 ORDER BY t.id', [orgId]),
+    secretTags: await q('SELECT g.* FROM secret_tags g JOIN sites x ON x.id = g.site_id WHERE x.organization_id = $1 ORDER BY g.id', [orgId]),
+    secretHistory: await q('SELECT h.id FROM secret_history h JOIN sites x ON x.id = h.site_id WHERE x.organization_id = $1 ORDER BY h.id', [orgId]),
   };
   return JSON.stringify(rows);
 }
@@ -168,7 +191,8 @@ test('every object route answers for another tenant exactly as for nothing, and 
             if (victim.status < 300) failures.push(`${label}: succeeded (${victim.status})`);
             else if (victim.status !== fake.status || victim.body?.code !== fake.body?.code) {
               failures.push(`${label}: ${victim.status} ${victim.body?.code} but ${fake.status} ${fake.body?.code} for a non-existent object`);
-            } else if ([...victimTokens].some((v) => victim.text.includes(v))) {
+            } else if ([...victimTokens].some((v) => victim.text.includes(v) && !probe.victimUrl.includes(v))) {
+              // (An identifier the caller sent itself may be echoed; anything else is a leak.)
               failures.push(`${label}: the answer names the victim's object`);
             }
           }
@@ -193,6 +217,10 @@ test('lists never show another tenant', async () => {
     [`/api/organizations/${A.org.slug}/audit/`, 'localhost'],
     [`/api/sites/${A.site.slug}/domains/`, 'localhost'],
     [`/api/apps/${A.app.slug}/api-keys/`, A.host],
+    ['/api/secrets/', A.host],
+    ['/api/secret-types/', A.host],
+    ['/api/tags/', A.host],
+    [`/api/secrets/${A.secret.key}/history/`, A.host],
   ];
   for (const [url, host] of lists) {
     for (const [credName, cred] of Object.entries(credentials())) {

@@ -67,6 +67,7 @@ test.each([
   ['OIDC_PROVIDERS', '[{"name":"x"}]'],
   ['SUBGRAPH_TENANCY_URL', 'ftp://x'],
   ['SECRETS_MASTER_KEY', 'dG9vIHNob3J0'],
+  ['SECRETS_PREVIOUS_MASTER_KEYS', `${Buffer.alloc(32, 1).toString('base64')},dG9vIHNob3J0`],
   ['LOG_LEVEL', 'loud'],
   ['INVITATION_EXPIRES_DAYS', '0'],
 ])('%s=%s is refused with a message naming the variable', (variable, value) => {
@@ -83,4 +84,11 @@ test('duration and rate-limit parsers', () => {
   expect(parseRateLimit('X', '100/minute')).toEqual({ points: 100, durationSec: 60 });
   expect(parseRateLimit('X', '3/2h')).toEqual({ points: 3, durationSec: 7200 });
   expect(parseRateLimit('X', 'OFF')).toBe('off');
+});
+
+test('SECRETS_PREVIOUS_MASTER_KEYS is a comma list of base64 32-byte keys', () => {
+  const a = Buffer.alloc(32, 1).toString('base64');
+  const b = Buffer.alloc(32, 2).toString('base64');
+  expect(load({ SECRETS_PREVIOUS_MASTER_KEYS: ` ${a} , ${b},` }).secretsPreviousMasterKeys).toEqual([a, b]);
+  expect(load({}).secretsPreviousMasterKeys).toEqual([]);
 });
