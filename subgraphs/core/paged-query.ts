@@ -12,10 +12,10 @@ export interface PageQuery {
   /** WHERE condition; its placeholders are $1…$n of `params`. */
   where: { sql: string; params: unknown[] };
   orderBy: string;
-  page: PageRequest;
+  page: Pick<PageRequest, 'pageSize' | 'offset'>;
 }
 
-export async function queryPage<T>(pool: pg.Pool, q: PageQuery): Promise<{ rows: T[]; count: number }> {
+export async function queryPage<T>(pool: Pick<pg.Pool, 'query'>, q: PageQuery): Promise<{ rows: T[]; count: number }> {
   const n = q.where.params.length;
   const { rows } = await pool.query(
     prepared(

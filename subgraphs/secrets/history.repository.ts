@@ -1,7 +1,8 @@
 // secret_history rows: written inside the secret's own write transaction, read by key and tier.
 // The table has no value column by design (seed: values are never recorded).
 import type pg from 'pg';
-import { prepared, type Tx } from '../core/db.js';
+import { queryPage } from '../core/paged-query.js';
+import type { Tx } from '../core/db.js';
 
 export type HistoryAction = '+' | '~' | '-';
 
@@ -35,19 +36,17 @@ export const historyRepository = {
   /** Newest first; appId null is the site tier. */
   async page(db: Pick<pg.Pool, 'query'>, siteId: number, appId: number | null, key: string, limit: number, offset: number) {
     const tier = appId === null ? 'app_id IS NULL' : 'app_id = $3';
-    const base = `FROM secret_history WHERE site_id = $1 AND key = $2 AND ${tier}`;
-    const countParams = appId === null ? [siteId, key] : [siteId, key, appId];
-    const n = countParams.length;
-    const countSql = `SELECT count(*)::int AS n ${base}`;
-    const listSql = `SELECT action, username, created_at, key, app_slug, secret_type, changes ${base} ORDER BY id DESC LIMIT $${n + 1} OFFSET $${n + 2}`;
-    const listParams = [...countParams, limit, offset];
-    const [rows, count] = await Promise.all([
-      db.query(prepared(listSql, listParams)),
-      db.query<{ n: number }>(prepared(countSql, countParams)),
-    ]);
+    const params = appId === null ? [siteId, key] : [siteId, key, appId];
+    const { rows, count } = await queryPage<Record<string, any>>(db, {
+      select: 'action, username, created_at, key, app_slug, secret_type, changes',
+      from: 'FROM secret_history',
+      where: { sql: `site_id = $1 AND key = $2 AND ${tier}`, params },
+      orderBy: 'id DESC',
+      page: { pageSize: limit, offset },
+    });
     return {
-      total: count.rows[0].n,
-      rows: rows.rows.map((r): HistoryRow => ({
+      total: count,
+      rows: rows.map((r): HistoryRow => ({
         action: r.action, username: r.username, createdAt: r.created_at, key: r.key, appSlug: r.app_slug, secretType: r.secret_type, changes: r.changes,
       })),
     };

@@ -1,5 +1,6 @@
 // SQL of secret types. Bound parameters only; column lists and ORDER BY come from whitelists.
 import type pg from 'pg';
+import { queryPage } from '../core/paged-query.js';
 import type { Tx } from '../core/db.js';
 import type { OrderBy } from '../core/listing.js';
 import { SYSTEM_TYPES } from './system-types.js';
@@ -67,11 +68,7 @@ function where(f: TypeFilter): { sql: string; params: unknown[] } {
 export async function listTypes(pool: pg.Pool, f: TypeFilter, order: OrderBy[], limit: number, offset: number) {
   const w = where(f);
   const orderSql = [...order.map((o) => `${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 'id ASC'].join(', ');
-  const [{ rows }, { rows: count }] = await Promise.all([
-    pool.query<SecretTypeRow>(`SELECT ${COLS} FROM secret_types WHERE ${w.sql} ORDER BY ${orderSql} LIMIT ${limit} OFFSET ${offset}`, w.params),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM secret_types WHERE ${w.sql}`, w.params),
-  ]);
-  return { rows, count: count[0].n };
+  return queryPage<SecretTypeRow>(pool, { select: COLS, from: 'FROM secret_types', where: w, orderBy: orderSql, page: { pageSize: limit, offset } });
 }
 
 export async function findBySlug(pool: pg.Pool, siteId: number, slug: string): Promise<SecretTypeRow | undefined> {

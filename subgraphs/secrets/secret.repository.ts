@@ -2,6 +2,7 @@
 // path); writes run inside the caller's Prisma transaction so that the history row commits
 // with them. Columns holding values are only ever passed to secret-crypto, never logged.
 import type pg from 'pg';
+import { queryPage } from '../core/paged-query.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { prepared, type Tx } from '../core/db.js';
 import type { SealedValue } from './secret-crypto.js';
@@ -25,12 +26,13 @@ export interface SecretRow {
 }
 
 // Tags aggregated once per row (one lateral subquery), ordered by name.
-const SELECT = `SELECT s.id, s.site_id, s.app_id, a.slug AS app_slug, s.key, s.secret_type_id, t.slug AS type_slug,
+const SECRET_COLUMNS = `s.id, s.site_id, s.app_id, a.slug AS app_slug, s.key, s.secret_type_id, t.slug AS type_slug,
   t.name AS type_name, t.sensitivity_level, s.value_plain, s.ciphertext, s.iv, s.auth_tag, s.key_version, s.created_at,
-  COALESCE(tg.ids, '{}') AS tag_ids, COALESCE(tg.names, '{}') AS tag_names, COALESCE(tg.slugs, '{}') AS tag_slugs
-FROM secrets s JOIN secret_types t ON t.id = s.secret_type_id LEFT JOIN apps a ON a.id = s.app_id
+  COALESCE(tg.ids, '{}') AS tag_ids, COALESCE(tg.names, '{}') AS tag_names, COALESCE(tg.slugs, '{}') AS tag_slugs`;
+const SECRET_FROM = `FROM secrets s JOIN secret_types t ON t.id = s.secret_type_id LEFT JOIN apps a ON a.id = s.app_id
 LEFT JOIN LATERAL (SELECT array_agg(g.id ORDER BY g.name) AS ids, array_agg(g.name ORDER BY g.name) AS names, array_agg(g.slug ORDER BY g.name) AS slugs
   FROM secret_tag_links l JOIN secret_tags g ON g.id = l.tag_id WHERE l.secret_id = s.id) tg ON TRUE`;
+const SELECT = `SELECT ${SECRET_COLUMNS} ${SECRET_FROM}`;
 
 interface RawRow {
   id: number; site_id: number; app_id: number | null; app_slug: string | null; key: string; secret_type_id: number;
@@ -125,16 +127,14 @@ export const secretRepository = {
 
   async list(db: Pick<pg.Pool, 'query'>, f: ListFilter): Promise<{ rows: SecretRow[]; count: number }> {
     const w = where(f);
-    const from = `FROM secrets s JOIN secret_types t ON t.id = s.secret_type_id LEFT JOIN users u ON u.id = s.created_by_id WHERE ${w.sql}`;
-    const n = w.params.length;
-    const [{ rows }, count] = await Promise.all([
-      db.query<RawRow>(
-        `${SELECT} LEFT JOIN users u ON u.id = s.created_by_id WHERE ${w.sql} ORDER BY ${f.orderSql}, s.id LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...w.params, f.limit, f.offset],
-      ),
-      db.query<{ n: number }>(`SELECT count(*)::int AS n ${from}`, w.params),
-    ]);
-    return { rows: rows.map(toRow), count: count.rows[0].n };
+    const { rows, count } = await queryPage<RawRow>(db, {
+      select: SECRET_COLUMNS,
+      from: `${SECRET_FROM} LEFT JOIN users u ON u.id = s.created_by_id`,
+      where: w,
+      orderBy: `${f.orderSql}, s.id`,
+      page: { pageSize: f.limit, offset: f.offset },
+    });
+    return { rows: rows.map(toRow), count };
   },
 
   async insert(tx: Tx, data: { siteId: number; appId: number | null; key: string; typeId: number; sealed: SealedValue; userId: number | null }): Promise<number> {

@@ -1,5 +1,6 @@
 // SQL of secret tags. Bound parameters only.
 import type pg from 'pg';
+import { queryPage } from '../core/paged-query.js';
 import { rawQuery, type AnyDb } from './secret-type.repository.js';
 
 export interface TagRow {
@@ -22,11 +23,13 @@ export async function listTags(pool: pg.Pool, siteId: number, search: string | u
     params.push(`%${like(search)}%`);
     cond += ` AND (name ILIKE $2 OR description ILIKE $2)`;
   }
-  const [{ rows }, { rows: count }] = await Promise.all([
-    pool.query<TagRow>(`SELECT ${COLS} FROM secret_tags WHERE ${cond} ORDER BY ${orderSql}, id LIMIT ${limit} OFFSET ${offset}`, params),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM secret_tags WHERE ${cond}`, params),
-  ]);
-  return { rows, count: count[0].n };
+  return queryPage<TagRow>(pool, {
+    select: COLS,
+    from: 'FROM secret_tags',
+    where: { sql: cond, params },
+    orderBy: `${orderSql}, id`,
+    page: { pageSize: limit, offset },
+  });
 }
 
 export async function findBySlug(pool: pg.Pool, siteId: number, slug: string): Promise<TagRow | undefined> {

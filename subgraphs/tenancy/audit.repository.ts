@@ -1,5 +1,6 @@
 // Reads of the audit trail (entries are written by audit() in audit.service.ts).
 import type pg from 'pg';
+import { queryPage } from '../core/paged-query.js';
 import type { PageRequest } from '../core/listing.js';
 
 export interface AuditRow {
@@ -40,16 +41,12 @@ export const auditRepository = {
   /** Newest first; ties (entries of one transaction) in reverse order of writing. */
   async list(pool: pg.Pool, f: AuditFilter, page: PageRequest): Promise<{ rows: AuditRow[]; count: number }> {
     const w = where(f);
-    const n = w.params.length;
-    const [rows, count] = await Promise.all([
-      pool.query<AuditRow>(
-        `SELECT a.id, u.username AS actor, a.action, a.object_type, a.object_id, o.slug AS organization, a.changes, a.created_at
-           FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN organizations o ON o.id = a.organization_id
-          WHERE ${w.sql} ORDER BY a.created_at DESC, a.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...w.params, page.pageSize, page.offset],
-      ),
-      pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM audit_log a WHERE ${w.sql}`, w.params),
-    ]);
-    return { rows: rows.rows, count: count.rows[0].count };
+    return queryPage<AuditRow>(pool, {
+      select: 'a.id, u.username AS actor, a.action, a.object_type, a.object_id, o.slug AS organization, a.changes, a.created_at',
+      from: 'FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN organizations o ON o.id = a.organization_id',
+      where: w,
+      orderBy: 'a.created_at DESC, a.id DESC',
+      page,
+    });
   },
 };

@@ -1,6 +1,7 @@
 // Groups and their members. Reads are raw SQL (the caller's visibility joins in); writes go
 // through the transaction of the service.
 import type pg from 'pg';
+import { queryPage } from '../core/paged-query.js';
 import type { Tx } from '../core/db.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
 import type { SqlFragment } from './access.service.js';
@@ -70,16 +71,7 @@ export const groupRepository = {
   async list(pool: pg.Pool, f: GroupFilter, order: OrderBy[], page: PageRequest): Promise<{ rows: GroupRecord[]; count: number }> {
     const w = groupWhere(f);
     const orderSql = [...order.map((o) => `g.${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 'g.id ASC'].join(', ');
-    const n = w.params.length;
-    const [rows, count] = await Promise.all([
-      pool.query<GroupRecord>(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${w.sql} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [
-        ...w.params,
-        page.pageSize,
-        page.offset,
-      ]),
-      pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${FROM} WHERE ${w.sql}`, w.params),
-    ]);
-    return { rows: rows.rows, count: count.rows[0].count };
+    return queryPage<GroupRecord>(pool, { select: COLUMNS, from: `FROM ${FROM}`, where: w, orderBy: orderSql, page });
   },
 
   async find(pool: pg.Pool, f: GroupFilter): Promise<GroupRecord[]> {

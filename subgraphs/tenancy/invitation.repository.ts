@@ -1,6 +1,7 @@
 // Invitations to organizations, and the grants that accepting one applies. Only the SHA-256
 // of a token is stored; the token itself exists in the answer to the inviter and in the mail.
 import type pg from 'pg';
+import { queryPage } from '../core/paged-query.js';
 import type { Tx } from '../core/db.js';
 import type { PageRequest } from '../core/listing.js';
 
@@ -65,15 +66,13 @@ export const invitationRepository = {
   async list(pool: pg.Pool, orgId: number, status: InvitationStatus | undefined, page: PageRequest) {
     const s = statusClause(status, 2);
     const where = `i.organization_id = $1 AND ${s.sql}`;
-    const n = 1 + s.params.length;
-    const [rows, count] = await Promise.all([
-      pool.query<InvitationRow>(
-        `SELECT ${COLUMNS} FROM invitations i WHERE ${where} ORDER BY i.created_at DESC, i.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [orgId, ...s.params, page.pageSize, page.offset],
-      ),
-      pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM invitations i WHERE ${where}`, [orgId, ...s.params]),
-    ]);
-    return { rows: rows.rows, count: count.rows[0].count };
+    return queryPage<InvitationRow>(pool, {
+      select: COLUMNS,
+      from: 'FROM invitations i',
+      where: { sql: where, params: [orgId, ...s.params] },
+      orderBy: 'i.created_at DESC, i.id DESC',
+      page,
+    });
   },
 
   async findByUuid(pool: pg.Pool, orgId: number, uuid: string): Promise<InvitationRow | null> {

@@ -1,6 +1,6 @@
 // Shared set-up of the GraphQL end-to-end tests: the platform in one of its two modes, and a
 // small world of two tenants inserted with SQL.
-import net from 'node:net';
+import { freePort } from '../../subgraphs/core/embedded-postgres.js';
 import { SUBGRAPH_NAMES } from '../../subgraphs/registry.js';
 import { startSubgraphServer, type SubgraphServer } from '../../subgraphs/serve.js';
 import type { User } from '../../subgraphs/tenancy/user.repository.js';
@@ -19,17 +19,6 @@ export interface GraphqlWorld {
   /** POST /graphql as a client would. */
   gql(query: string, opts?: { token?: string; host?: string; variables?: Record<string, unknown> }): Promise<CallResult>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**
