@@ -76,23 +76,4 @@ export const appRepository = {
     ]);
     return rows.map((r) => r.slug);
   },
-
-  /**
-   * Datatables per app. The data module creates its `datatables` table later; until it
-   * exists every app has 0 tables.
-   */
-  async tableCounts(pool: pg.Pool, appIds: number[]): Promise<Map<number, number>> {
-    const counts = new Map<number, number>();
-    if (appIds.length === 0) return counts;
-    const { rows: exists } = await pool.query(
-      `SELECT 1 FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'datatables' AND column_name = 'app_id'`,
-    );
-    if (exists.length === 0) return counts;
-    const { rows } = await pool.query<{ app_id: number; count: number }>(
-      'SELECT app_id, count(*)::int AS count FROM datatables WHERE app_id = ANY($1::int[]) GROUP BY app_id',
-      [appIds],
-    );
-    for (const r of rows) counts.set(r.app_id, r.count);
-    return counts;
-  },
 };

@@ -2,6 +2,7 @@
 // used by GraphQL and by the modules whose records belong to an app).
 import { invalidateApiKeys } from '../../gateway/auth/auth-state.js';
 import type { RequestContext, SiteRef } from '../core/context.js';
+import { tableCountsByApp } from '../data/table-count.js';
 import { isUniqueViolation } from '../core/db.js';
 import { errors, type FieldErrors } from '../core/errors.js';
 import { parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
@@ -80,7 +81,7 @@ export interface AppView {
 }
 
 export async function toAppViews(ctx: RequestContext, rows: AppRow[]): Promise<AppView[]> {
-  const counts = await appRepository.tableCounts(ctx.platform.pool, rows.map((r) => r.id));
+  const counts = await tableCountsByApp(ctx, rows.map((r) => r.id));
   return rows.map((a) => ({
     id: a.id,
     uuid: a.uuid,
