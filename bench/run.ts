@@ -20,7 +20,7 @@ import { loadConfig } from '../subgraphs/core/config.js';
 import { createLogger } from '../subgraphs/core/logger.js';
 import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
 import { hashPassword } from '../subgraphs/tenancy/password.js';
-import { seedTenancy } from '../subgraphs/tenancy/seed.js';
+import { MODULE_SEEDS } from '../subgraphs/seeds.js';
 import { userRepository, type User } from '../subgraphs/tenancy/user.repository.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
@@ -141,7 +141,7 @@ async function startBenchPlatform(): Promise<{ platform: Platform; app: FastifyI
     LOG_LEVEL: 'info',
   });
   const log = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }));
-  const platform = await startPlatform(config, log, { afterMigrate: seedTenancy });
+  const platform = await startPlatform(config, log, MODULE_SEEDS);
   const app = await buildApp(platform);
   return { platform, app, dataDir };
 }

@@ -10,7 +10,7 @@ import { loadConfig } from '../../subgraphs/core/config.js';
 import { createLogger } from '../../subgraphs/core/logger.js';
 import { startPlatform, type Platform } from '../../subgraphs/core/platform.js';
 import { hashPassword } from '../../subgraphs/tenancy/password.js';
-import { seedTenancy } from '../../subgraphs/tenancy/seed.js';
+import { MODULE_SEEDS } from '../../subgraphs/seeds.js';
 import { userRepository, type User } from '../../subgraphs/tenancy/user.repository.js';
 import { createTestDatabase } from './db.js';
 
@@ -57,7 +57,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const logs: string[] = [];
   const log = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
-  const platform = await startPlatform(config, log, { afterMigrate: seedTenancy });
+  const platform = await startPlatform(config, log, MODULE_SEEDS);
   const app = await buildApp(platform);
   await app.ready();
 
