@@ -100,7 +100,10 @@ export async function dataKey(host: KeyringHost, siteId: number, version: number
   return remember(host, row);
 }
 
-/** The site's current data key, created on first use (race-safe through UNIQUE (site_id, version)). */
+/** The site's current data key, created on first use (once per site, see createFirstDataKey). */
+/** Namespace of the advisory locks that serialize a site's first data-key creation. */
+const DATA_KEY_LOCK = 727_200_001;
+
 export async function currentDataKey(host: KeyringHost, siteId: number): Promise<{ version: number; key: Buffer }> {
   const s = state(host);
   const hit = s.currentVersion.get(siteId);
@@ -108,19 +111,39 @@ export async function currentDataKey(host: KeyringHost, siteId: number): Promise
     const key = s.dataKeys.get(`${siteId}:${hit.version}`);
     if (key) return { version: hit.version, key };
   }
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const row = await dataKeyRepository.current(host.pool, siteId);
-    if (row) {
-      const key = s.dataKeys.get(`${siteId}:${row.version}`) ?? remember(host, row);
-      s.currentVersion.set(siteId, { version: row.version, until: Date.now() + CURRENT_VERSION_TTL_MS });
-      return { version: row.version, key };
+  const row = (await dataKeyRepository.current(host.pool, siteId)) ?? (await createFirstDataKey(host, siteId));
+  const key = s.dataKeys.get(`${siteId}:${row.version}`) ?? remember(host, row);
+  s.currentVersion.set(siteId, { version: row.version, until: Date.now() + CURRENT_VERSION_TTL_MS });
+  return { version: row.version, key };
+}
+
+/**
+ * The site's first data key. Concurrent first writers (in this or another process) are
+ * serialized by a transaction-scoped advisory lock on the site, so exactly one creates it and
+ * the others read it: checking and inserting must be one step, or a writer that reads after
+ * another's insert would create a second version.
+ */
+async function createFirstDataKey(host: KeyringHost, siteId: number): Promise<DataKeyRow> {
+  const client = await host.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [DATA_KEY_LOCK, siteId]);
+    let row = await dataKeyRepository.current(client, siteId);
+    if (!row) {
+      const version = (await dataKeyRepository.maxVersion(client, siteId)) + 1;
+      const { wrapped, masterKeyId: id } = wrapDataKey(host, siteId, version, crypto.randomBytes(32));
+      await dataKeyRepository.insert(client, siteId, version, wrapped, id);
+      row = await dataKeyRepository.current(client, siteId);
     }
-    const version = (await dataKeyRepository.maxVersion(host.pool, siteId)) + 1;
-    const { wrapped, masterKeyId: id } = wrapDataKey(host, siteId, version, crypto.randomBytes(32));
-    // Losing the race is fine: the loop re-reads the row the other creator wrote.
-    await dataKeyRepository.insert(host.pool, siteId, version, wrapped, id);
+    await client.query('COMMIT');
+    if (!row) throw errors.unavailable("Could not create the site's secrets data key; try again.");
+    return row;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
   }
-  throw errors.unavailable('Could not create the site\'s secrets data key; try again.');
 }
 
 /** Forgets the cached current version of a site (after this process rotated it). */
