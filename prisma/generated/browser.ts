@@ -138,3 +138,8 @@ export type SecretTagLink = Prisma.SecretTagLinkModel
  * Audit of secret changes: never a value.
  */
 export type SecretHistory = Prisma.SecretHistoryModel
+/**
+ * Model Datatable
+ * A datatable of an app (DECISIONS §6); its rows live in the site's schema.
+ */
+export type Datatable = Prisma.DatatableModel

@@ -420,7 +420,8 @@ export const ModelName = {
   SecretTag: 'SecretTag',
   Secret: 'Secret',
   SecretTagLink: 'SecretTagLink',
-  SecretHistory: 'SecretHistory'
+  SecretHistory: 'SecretHistory',
+  Datatable: 'Datatable'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -436,7 +437,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory"
+    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2216,6 +2217,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Datatable: {
+      payload: Prisma.$DatatablePayload<ExtArgs>
+      fields: Prisma.DatatableFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.DatatableFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.DatatableFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>
+        }
+        findFirst: {
+          args: Prisma.DatatableFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.DatatableFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>
+        }
+        findMany: {
+          args: Prisma.DatatableFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>[]
+        }
+        create: {
+          args: Prisma.DatatableCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>
+        }
+        createMany: {
+          args: Prisma.DatatableCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.DatatableCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>[]
+        }
+        delete: {
+          args: Prisma.DatatableDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>
+        }
+        update: {
+          args: Prisma.DatatableUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>
+        }
+        deleteMany: {
+          args: Prisma.DatatableDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.DatatableUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.DatatableUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>[]
+        }
+        upsert: {
+          args: Prisma.DatatableUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DatatablePayload>
+        }
+        aggregate: {
+          args: Prisma.DatatableAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateDatatable>
+        }
+        groupBy: {
+          args: Prisma.DatatableGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DatatableGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.DatatableCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DatatableCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2601,6 +2676,25 @@ export const SecretHistoryScalarFieldEnum = {
 export type SecretHistoryScalarFieldEnum = (typeof SecretHistoryScalarFieldEnum)[keyof typeof SecretHistoryScalarFieldEnum]
 
 
+export const DatatableScalarFieldEnum = {
+  id: 'id',
+  uuid: 'uuid',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  physicalName: 'physicalName',
+  provider: 'provider',
+  description: 'description',
+  schema: 'schema',
+  version: 'version',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type DatatableScalarFieldEnum = (typeof DatatableScalarFieldEnum)[keyof typeof DatatableScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -2934,6 +3028,7 @@ export type GlobalOmitConfig = {
   secret?: Prisma.SecretOmit
   secretTagLink?: Prisma.SecretTagLinkOmit
   secretHistory?: Prisma.SecretHistoryOmit
+  datatable?: Prisma.DatatableOmit
 }
 
 /* Types for Logging */

@@ -74,7 +74,8 @@ export const ModelName = {
   SecretTag: 'SecretTag',
   Secret: 'Secret',
   SecretTagLink: 'SecretTagLink',
-  SecretHistory: 'SecretHistory'
+  SecretHistory: 'SecretHistory',
+  Datatable: 'Datatable'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -437,6 +438,25 @@ export const SecretHistoryScalarFieldEnum = {
 } as const
 
 export type SecretHistoryScalarFieldEnum = (typeof SecretHistoryScalarFieldEnum)[keyof typeof SecretHistoryScalarFieldEnum]
+
+
+export const DatatableScalarFieldEnum = {
+  id: 'id',
+  uuid: 'uuid',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  physicalName: 'physicalName',
+  provider: 'provider',
+  description: 'description',
+  schema: 'schema',
+  version: 'version',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type DatatableScalarFieldEnum = (typeof DatatableScalarFieldEnum)[keyof typeof DatatableScalarFieldEnum]
 
 
 export const SortOrder = {

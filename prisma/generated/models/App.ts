@@ -283,6 +283,7 @@ export type AppWhereInput = {
   site?: Prisma.XOR<Prisma.SiteScalarRelationFilter, Prisma.SiteWhereInput>
   apiKeys?: Prisma.ApiKeyListRelationFilter
   secrets?: Prisma.SecretListRelationFilter
+  datatables?: Prisma.DatatableListRelationFilter
 }
 
 export type AppOrderByWithRelationInput = {
@@ -301,6 +302,7 @@ export type AppOrderByWithRelationInput = {
   site?: Prisma.SiteOrderByWithRelationInput
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
   secrets?: Prisma.SecretOrderByRelationAggregateInput
+  datatables?: Prisma.DatatableOrderByRelationAggregateInput
 }
 
 export type AppWhereUniqueInput = Prisma.AtLeast<{
@@ -323,6 +325,7 @@ export type AppWhereUniqueInput = Prisma.AtLeast<{
   site?: Prisma.XOR<Prisma.SiteScalarRelationFilter, Prisma.SiteWhereInput>
   apiKeys?: Prisma.ApiKeyListRelationFilter
   secrets?: Prisma.SecretListRelationFilter
+  datatables?: Prisma.DatatableListRelationFilter
 }, "id" | "uuid" | "siteId_slug">
 
 export type AppOrderByWithAggregationInput = {
@@ -377,6 +380,7 @@ export type AppCreateInput = {
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateInput = {
@@ -394,6 +398,7 @@ export type AppUncheckedCreateInput = {
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppUpdateInput = {
@@ -410,6 +415,7 @@ export type AppUpdateInput = {
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateInput = {
@@ -427,6 +433,7 @@ export type AppUncheckedUpdateInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManyInput = {
@@ -626,6 +633,20 @@ export type AppUpdateOneWithoutSecretsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutSecretsInput, Prisma.AppUpdateWithoutSecretsInput>, Prisma.AppUncheckedUpdateWithoutSecretsInput>
 }
 
+export type AppCreateNestedOneWithoutDatatablesInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutDatatablesInput, Prisma.AppUncheckedCreateWithoutDatatablesInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutDatatablesInput
+  connect?: Prisma.AppWhereUniqueInput
+}
+
+export type AppUpdateOneRequiredWithoutDatatablesNestedInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutDatatablesInput, Prisma.AppUncheckedCreateWithoutDatatablesInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutDatatablesInput
+  upsert?: Prisma.AppUpsertWithoutDatatablesInput
+  connect?: Prisma.AppWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutDatatablesInput, Prisma.AppUpdateWithoutDatatablesInput>, Prisma.AppUncheckedUpdateWithoutDatatablesInput>
+}
+
 export type AppCreateWithoutSiteInput = {
   uuid?: string
   slug: string
@@ -639,6 +660,7 @@ export type AppCreateWithoutSiteInput = {
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSiteInput = {
@@ -655,6 +677,7 @@ export type AppUncheckedCreateWithoutSiteInput = {
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSiteInput = {
@@ -714,6 +737,7 @@ export type AppCreateWithoutApiKeysInput = {
   deletedAt?: Date | string | null
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutApiKeysInput = {
@@ -730,6 +754,7 @@ export type AppUncheckedCreateWithoutApiKeysInput = {
   updatedAt?: Date | string
   deletedAt?: Date | string | null
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutApiKeysInput = {
@@ -761,6 +786,7 @@ export type AppUpdateWithoutApiKeysInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutApiKeysInput = {
@@ -777,6 +803,7 @@ export type AppUncheckedUpdateWithoutApiKeysInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutSecretsInput = {
@@ -792,6 +819,7 @@ export type AppCreateWithoutSecretsInput = {
   deletedAt?: Date | string | null
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSecretsInput = {
@@ -808,6 +836,7 @@ export type AppUncheckedCreateWithoutSecretsInput = {
   updatedAt?: Date | string
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSecretsInput = {
@@ -839,6 +868,7 @@ export type AppUpdateWithoutSecretsInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSecretsInput = {
@@ -855,6 +885,89 @@ export type AppUncheckedUpdateWithoutSecretsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+}
+
+export type AppCreateWithoutDatatablesInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  site: Prisma.SiteCreateNestedOneWithoutAppsInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+}
+
+export type AppUncheckedCreateWithoutDatatablesInput = {
+  id?: number
+  uuid?: string
+  siteId: number
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+}
+
+export type AppCreateOrConnectWithoutDatatablesInput = {
+  where: Prisma.AppWhereUniqueInput
+  create: Prisma.XOR<Prisma.AppCreateWithoutDatatablesInput, Prisma.AppUncheckedCreateWithoutDatatablesInput>
+}
+
+export type AppUpsertWithoutDatatablesInput = {
+  update: Prisma.XOR<Prisma.AppUpdateWithoutDatatablesInput, Prisma.AppUncheckedUpdateWithoutDatatablesInput>
+  create: Prisma.XOR<Prisma.AppCreateWithoutDatatablesInput, Prisma.AppUncheckedCreateWithoutDatatablesInput>
+  where?: Prisma.AppWhereInput
+}
+
+export type AppUpdateToOneWithWhereWithoutDatatablesInput = {
+  where?: Prisma.AppWhereInput
+  data: Prisma.XOR<Prisma.AppUpdateWithoutDatatablesInput, Prisma.AppUncheckedUpdateWithoutDatatablesInput>
+}
+
+export type AppUpdateWithoutDatatablesInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+}
+
+export type AppUncheckedUpdateWithoutDatatablesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  siteId?: Prisma.IntFieldUpdateOperationsInput | number
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManySiteInput = {
@@ -884,6 +997,7 @@ export type AppUpdateWithoutSiteInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSiteInput = {
@@ -900,6 +1014,7 @@ export type AppUncheckedUpdateWithoutSiteInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateManyWithoutSiteInput = {
@@ -924,11 +1039,13 @@ export type AppUncheckedUpdateManyWithoutSiteInput = {
 export type AppCountOutputType = {
   apiKeys: number
   secrets: number
+  datatables: number
 }
 
 export type AppCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKeys?: boolean | AppCountOutputTypeCountApiKeysArgs
   secrets?: boolean | AppCountOutputTypeCountSecretsArgs
+  datatables?: boolean | AppCountOutputTypeCountDatatablesArgs
 }
 
 /**
@@ -955,6 +1072,13 @@ export type AppCountOutputTypeCountSecretsArgs<ExtArgs extends runtime.Types.Ext
   where?: Prisma.SecretWhereInput
 }
 
+/**
+ * AppCountOutputType without action
+ */
+export type AppCountOutputTypeCountDatatablesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.DatatableWhereInput
+}
+
 
 export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -972,6 +1096,7 @@ export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   site?: boolean | Prisma.SiteDefaultArgs<ExtArgs>
   apiKeys?: boolean | Prisma.App$apiKeysArgs<ExtArgs>
   secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
+  datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["app"]>
 
@@ -1027,6 +1152,7 @@ export type AppInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   site?: boolean | Prisma.SiteDefaultArgs<ExtArgs>
   apiKeys?: boolean | Prisma.App$apiKeysArgs<ExtArgs>
   secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
+  datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AppIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1042,6 +1168,7 @@ export type $AppPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     site: Prisma.$SitePayload<ExtArgs>
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
     secrets: Prisma.$SecretPayload<ExtArgs>[]
+    datatables: Prisma.$DatatablePayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1453,6 +1580,7 @@ export interface Prisma__AppClient<T, Null = never, ExtArgs extends runtime.Type
   site<T extends Prisma.SiteDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.SiteDefaultArgs<ExtArgs>>): Prisma.Prisma__SiteClient<runtime.Types.Result.GetResult<Prisma.$SitePayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   apiKeys<T extends Prisma.App$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   secrets<T extends Prisma.App$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  datatables<T extends Prisma.App$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1940,6 +2068,30 @@ export type App$secretsArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
   take?: number
   skip?: number
   distinct?: Prisma.SecretScalarFieldEnum | Prisma.SecretScalarFieldEnum[]
+}
+
+/**
+ * App.datatables
+ */
+export type App$datatablesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Datatable
+   */
+  select?: Prisma.DatatableSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Datatable
+   */
+  omit?: Prisma.DatatableOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.DatatableInclude<ExtArgs> | null
+  where?: Prisma.DatatableWhereInput
+  orderBy?: Prisma.DatatableOrderByWithRelationInput | Prisma.DatatableOrderByWithRelationInput[]
+  cursor?: Prisma.DatatableWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.DatatableScalarFieldEnum | Prisma.DatatableScalarFieldEnum[]
 }
 
 /**

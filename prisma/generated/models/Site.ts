@@ -308,6 +308,7 @@ export type SiteWhereInput = {
   secretTags?: Prisma.SecretTagListRelationFilter
   secrets?: Prisma.SecretListRelationFilter
   secretHistory?: Prisma.SecretHistoryListRelationFilter
+  datatables?: Prisma.DatatableListRelationFilter
 }
 
 export type SiteOrderByWithRelationInput = {
@@ -334,6 +335,7 @@ export type SiteOrderByWithRelationInput = {
   secretTags?: Prisma.SecretTagOrderByRelationAggregateInput
   secrets?: Prisma.SecretOrderByRelationAggregateInput
   secretHistory?: Prisma.SecretHistoryOrderByRelationAggregateInput
+  datatables?: Prisma.DatatableOrderByRelationAggregateInput
 }
 
 export type SiteWhereUniqueInput = Prisma.AtLeast<{
@@ -363,6 +365,7 @@ export type SiteWhereUniqueInput = Prisma.AtLeast<{
   secretTags?: Prisma.SecretTagListRelationFilter
   secrets?: Prisma.SecretListRelationFilter
   secretHistory?: Prisma.SecretHistoryListRelationFilter
+  datatables?: Prisma.DatatableListRelationFilter
 }, "id" | "uuid" | "slug" | "schemaName">
 
 export type SiteOrderByWithAggregationInput = {
@@ -431,6 +434,7 @@ export type SiteCreateInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateInput = {
@@ -456,6 +460,7 @@ export type SiteUncheckedCreateInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUpdateInput = {
@@ -480,6 +485,7 @@ export type SiteUpdateInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateInput = {
@@ -505,6 +511,7 @@ export type SiteUncheckedUpdateInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyInput = {
@@ -778,6 +785,20 @@ export type SiteUpdateOneRequiredWithoutSecretHistoryNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutSecretHistoryInput, Prisma.SiteUpdateWithoutSecretHistoryInput>, Prisma.SiteUncheckedUpdateWithoutSecretHistoryInput>
 }
 
+export type SiteCreateNestedOneWithoutDatatablesInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutDatatablesInput, Prisma.SiteUncheckedCreateWithoutDatatablesInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutDatatablesInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutDatatablesNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutDatatablesInput, Prisma.SiteUncheckedCreateWithoutDatatablesInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutDatatablesInput
+  upsert?: Prisma.SiteUpsertWithoutDatatablesInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutDatatablesInput, Prisma.SiteUpdateWithoutDatatablesInput>, Prisma.SiteUncheckedUpdateWithoutDatatablesInput>
+}
+
 export type SiteCreateWithoutOrganizationInput = {
   uuid?: string
   slug: string
@@ -799,6 +820,7 @@ export type SiteCreateWithoutOrganizationInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutOrganizationInput = {
@@ -823,6 +845,7 @@ export type SiteUncheckedCreateWithoutOrganizationInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutOrganizationInput = {
@@ -893,6 +916,7 @@ export type SiteCreateWithoutDomainsInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDomainsInput = {
@@ -917,6 +941,7 @@ export type SiteUncheckedCreateWithoutDomainsInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDomainsInput = {
@@ -956,6 +981,7 @@ export type SiteUpdateWithoutDomainsInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDomainsInput = {
@@ -980,6 +1006,7 @@ export type SiteUncheckedUpdateWithoutDomainsInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAppsInput = {
@@ -1003,6 +1030,7 @@ export type SiteCreateWithoutAppsInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAppsInput = {
@@ -1027,6 +1055,7 @@ export type SiteUncheckedCreateWithoutAppsInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAppsInput = {
@@ -1066,6 +1095,7 @@ export type SiteUpdateWithoutAppsInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAppsInput = {
@@ -1090,6 +1120,7 @@ export type SiteUncheckedUpdateWithoutAppsInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretDataKeysInput = {
@@ -1113,6 +1144,7 @@ export type SiteCreateWithoutSecretDataKeysInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
@@ -1137,6 +1169,7 @@ export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretDataKeysInput = {
@@ -1176,6 +1209,7 @@ export type SiteUpdateWithoutSecretDataKeysInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
@@ -1200,6 +1234,7 @@ export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTypesInput = {
@@ -1223,6 +1258,7 @@ export type SiteCreateWithoutSecretTypesInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTypesInput = {
@@ -1247,6 +1283,7 @@ export type SiteUncheckedCreateWithoutSecretTypesInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTypesInput = {
@@ -1286,6 +1323,7 @@ export type SiteUpdateWithoutSecretTypesInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTypesInput = {
@@ -1310,6 +1348,7 @@ export type SiteUncheckedUpdateWithoutSecretTypesInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTagsInput = {
@@ -1333,6 +1372,7 @@ export type SiteCreateWithoutSecretTagsInput = {
   secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTagsInput = {
@@ -1357,6 +1397,7 @@ export type SiteUncheckedCreateWithoutSecretTagsInput = {
   secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTagsInput = {
@@ -1396,6 +1437,7 @@ export type SiteUpdateWithoutSecretTagsInput = {
   secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTagsInput = {
@@ -1420,6 +1462,7 @@ export type SiteUncheckedUpdateWithoutSecretTagsInput = {
   secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretsInput = {
@@ -1443,6 +1486,7 @@ export type SiteCreateWithoutSecretsInput = {
   secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretsInput = {
@@ -1467,6 +1511,7 @@ export type SiteUncheckedCreateWithoutSecretsInput = {
   secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretsInput = {
@@ -1506,6 +1551,7 @@ export type SiteUpdateWithoutSecretsInput = {
   secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretsInput = {
@@ -1530,6 +1576,7 @@ export type SiteUncheckedUpdateWithoutSecretsInput = {
   secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretHistoryInput = {
@@ -1553,6 +1600,7 @@ export type SiteCreateWithoutSecretHistoryInput = {
   secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretHistoryInput = {
@@ -1577,6 +1625,7 @@ export type SiteUncheckedCreateWithoutSecretHistoryInput = {
   secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretHistoryInput = {
@@ -1616,6 +1665,7 @@ export type SiteUpdateWithoutSecretHistoryInput = {
   secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
@@ -1640,6 +1690,121 @@ export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
   secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutDatatablesInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutDatatablesInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutDatatablesInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutDatatablesInput, Prisma.SiteUncheckedCreateWithoutDatatablesInput>
+}
+
+export type SiteUpsertWithoutDatatablesInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutDatatablesInput, Prisma.SiteUncheckedUpdateWithoutDatatablesInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutDatatablesInput, Prisma.SiteUncheckedCreateWithoutDatatablesInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutDatatablesInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutDatatablesInput, Prisma.SiteUncheckedUpdateWithoutDatatablesInput>
+}
+
+export type SiteUpdateWithoutDatatablesInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutDatatablesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyOrganizationInput = {
@@ -1680,6 +1845,7 @@ export type SiteUpdateWithoutOrganizationInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutOrganizationInput = {
@@ -1704,6 +1870,7 @@ export type SiteUncheckedUpdateWithoutOrganizationInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateManyWithoutOrganizationInput = {
@@ -1736,6 +1903,7 @@ export type SiteCountOutputType = {
   secretTags: number
   secrets: number
   secretHistory: number
+  datatables: number
 }
 
 export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1746,6 +1914,7 @@ export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   secretTags?: boolean | SiteCountOutputTypeCountSecretTagsArgs
   secrets?: boolean | SiteCountOutputTypeCountSecretsArgs
   secretHistory?: boolean | SiteCountOutputTypeCountSecretHistoryArgs
+  datatables?: boolean | SiteCountOutputTypeCountDatatablesArgs
 }
 
 /**
@@ -1807,6 +1976,13 @@ export type SiteCountOutputTypeCountSecretHistoryArgs<ExtArgs extends runtime.Ty
   where?: Prisma.SecretHistoryWhereInput
 }
 
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountDatatablesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.DatatableWhereInput
+}
+
 
 export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1832,6 +2008,7 @@ export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   secretTags?: boolean | Prisma.Site$secretTagsArgs<ExtArgs>
   secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
+  datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["site"]>
 
@@ -1901,6 +2078,7 @@ export type SiteInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   secretTags?: boolean | Prisma.Site$secretTagsArgs<ExtArgs>
   secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
+  datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SiteIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1921,6 +2099,7 @@ export type $SitePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     secretTags: Prisma.$SecretTagPayload<ExtArgs>[]
     secrets: Prisma.$SecretPayload<ExtArgs>[]
     secretHistory: Prisma.$SecretHistoryPayload<ExtArgs>[]
+    datatables: Prisma.$DatatablePayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -2340,6 +2519,7 @@ export interface Prisma__SiteClient<T, Null = never, ExtArgs extends runtime.Typ
   secretTags<T extends Prisma.Site$secretTagsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretTagsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretTagPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   secrets<T extends Prisma.Site$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   secretHistory<T extends Prisma.Site$secretHistoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretHistoryArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  datatables<T extends Prisma.Site$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2950,6 +3130,30 @@ export type Site$secretHistoryArgs<ExtArgs extends runtime.Types.Extensions.Inte
   take?: number
   skip?: number
   distinct?: Prisma.SecretHistoryScalarFieldEnum | Prisma.SecretHistoryScalarFieldEnum[]
+}
+
+/**
+ * Site.datatables
+ */
+export type Site$datatablesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Datatable
+   */
+  select?: Prisma.DatatableSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Datatable
+   */
+  omit?: Prisma.DatatableOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.DatatableInclude<ExtArgs> | null
+  where?: Prisma.DatatableWhereInput
+  orderBy?: Prisma.DatatableOrderByWithRelationInput | Prisma.DatatableOrderByWithRelationInput[]
+  cursor?: Prisma.DatatableWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.DatatableScalarFieldEnum | Prisma.DatatableScalarFieldEnum[]
 }
 
 /**
