@@ -58,6 +58,9 @@ const toRow = (r: RawRow): SecretRow => ({
   createdAt: r.created_at,
 });
 
+/** What a secret's view needs (the hot read's row). */
+export type ReadRow = Pick<SecretRow, 'siteId' | 'appId' | 'key' | 'typeName' | 'sensitivity' | 'tagNames' | 'tagSlugs' | 'stored'>;
+
 export interface ListFilter {
   siteId: number;
   /** null: site tier; a number: that app's tier; undefined: both tiers (GraphQL). */
@@ -110,19 +113,31 @@ export const secretRepository = {
   },
 
   /**
-   * findFirst and the caller's read permission in one round trip (the hot read): the site row
-   * is always there, so `permitted` is answered even when the key is not. `access` is an
-   * accessPredicate on alias `st` whose placeholders start at $4.
+   * The hot read (GET by key): findFirst and the caller's read permission in one round trip,
+   * with only what the answer needs (no app, creator or tag ids; tag slugs only for a `tags`
+   * filter). The site row is always there, so `permitted` is answered even when the key is
+   * not. `access` is an accessPredicate on alias `st` whose placeholders start at $4.
    */
-  async findFirstWithAccess(
-    db: Pick<pg.Pool, 'query'>, siteId: number, appId: number | null, key: string, access: { sql: string; params: unknown[] },
-  ): Promise<{ row: SecretRow | null; permitted: boolean }> {
-    const sql = `SELECT x.*, (${access.sql}) AS permitted FROM sites st LEFT JOIN LATERAL (${SELECT}
+  async findForRead(
+    db: Pick<pg.Pool, 'query'>, siteId: number, appId: number | null, key: string, access: { sql: string; params: unknown[] }, withSlugs: boolean,
+  ): Promise<{ row: ReadRow | null; permitted: boolean }> {
+    const tags = (col: string) => `COALESCE((SELECT array_agg(g.${col} ORDER BY g.name) FROM secret_tag_links l JOIN secret_tags g ON g.id = l.tag_id WHERE l.secret_id = s.id), '{}')`;
+    const sql = `SELECT x.*, (${access.sql}) AS permitted FROM sites st LEFT JOIN LATERAL (
+      SELECT s.id, s.app_id, s.key, t.name AS type_name, t.sensitivity_level, s.value_plain, s.ciphertext, s.iv, s.auth_tag,
+        s.key_version, ${tags('name')} AS tag_names${withSlugs ? `, ${tags('slug')} AS tag_slugs` : ''}
+      FROM secrets s JOIN secret_types t ON t.id = s.secret_type_id
       WHERE s.site_id = st.id AND s.key = $2 AND (s.app_id IS NULL OR s.app_id = $3) ORDER BY s.app_id NULLS LAST LIMIT 1) x ON TRUE
       WHERE st.id = $1`;
-    const { rows } = await db.query<RawRow & { permitted: boolean }>(prepared(sql, [siteId, key, appId, ...access.params]));
+    const { rows } = await db.query(prepared(sql, [siteId, key, appId, ...access.params]));
     const r = rows[0];
-    return { row: r?.id != null ? toRow(r) : null, permitted: r?.permitted === true };
+    if (r?.id == null) return { row: null, permitted: r?.permitted === true };
+    return {
+      row: {
+        siteId, appId: r.app_id, key: r.key, typeName: r.type_name, sensitivity: r.sensitivity_level, tagNames: r.tag_names, tagSlugs: r.tag_slugs ?? [],
+        stored: { valuePlain: r.value_plain, ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyVersion: r.key_version },
+      },
+      permitted: r.permitted === true,
+    };
   },
 
   async list(db: Pick<pg.Pool, 'query'>, f: ListFilter): Promise<{ rows: SecretRow[]; count: number }> {

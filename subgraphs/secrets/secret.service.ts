@@ -11,7 +11,7 @@ import {
   actor, denyRead, requireWrite, secretNotFound, secretsError, siteOf, SITE_TIER, tierOf, type Tier,
 } from './secret-access.js';
 import { openValue, sealValue, type SecretIdentity } from './secret-crypto.js';
-import { secretRepository, type SecretRow } from './secret.repository.js';
+import { secretRepository, type ReadRow, type SecretRow } from './secret.repository.js';
 import { requireSecretType, validateSecretValue, type SecretTypeRecord } from './secret-type.service.js';
 import { resolveTags } from './tag.service.js';
 
@@ -30,7 +30,7 @@ export const identityOf = (row: Pick<SecretRow, 'siteId' | 'appId' | 'key' | 'se
   siteId: row.siteId, appId: row.appId, key: row.key, sensitivity: row.sensitivity,
 });
 
-export async function toSecretView(ctx: RequestContext, row: SecretRow): Promise<SecretView> {
+export async function toSecretView(ctx: RequestContext, row: ReadRow): Promise<SecretView> {
   return { key: row.key, tags: row.tagNames, secret_type: row.typeName, value: await openValue(ctx.platform, identityOf(row), row.stored) };
 }
 
@@ -120,14 +120,14 @@ export async function getSecret(ctx: RequestContext, key: string, query: Query):
   const tier = await tierOf(ctx, param(query, 'app'));
   // Lookup and permission in one query: every answer needs both.
   const access = ctx.principal.kind === 'anonymous' ? { sql: 'FALSE', params: [] } : accessPredicate(ctx, 'secrets:read', 'site', 'st', 4);
-  const { row, permitted } = await secretRepository.findFirstWithAccess(ctx.platform.pool, site.id, tier.appId, key, access);
+  const wanted = (param(query, 'tags') ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+  const { row, permitted } = await secretRepository.findForRead(ctx.platform.pool, site.id, tier.appId, key, access, wanted.length > 0);
   if (row && row.sensitivity !== 'public' && !permitted) throw denyRead(ctx);
   // A caller who may not read the tier learns no more than "forbidden" (signed in) or
   // "authenticate" (anonymous): a missing key and a private one answer alike, so neither
   // reveals which keys exist. Anonymous callers read public secrets only.
   if (!row && !permitted) throw denyRead(ctx);
   if (!row) throw secretNotFound(key);
-  const wanted = (param(query, 'tags') ?? '').split(',').map((t) => t.trim()).filter(Boolean);
   if (wanted.length && !wanted.some((t) => row.tagSlugs.includes(t) || row.tagNames.includes(t))) {
     throw secretsError(404, 'not_found', 'Secret not found.', `Secret "${key}" has none of the tags ${wanted.join(', ')}.`);
   }
