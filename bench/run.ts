@@ -22,6 +22,8 @@ import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
 import { hashPassword } from '../subgraphs/tenancy/password.js';
 import { MODULE_SEEDS } from '../subgraphs/seeds.js';
 import { userRepository, type User } from '../subgraphs/tenancy/user.repository.js';
+import { DATA_BENCHMARKS } from './data.bench.js';
+import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
 
@@ -31,6 +33,8 @@ export interface BenchEnv {
   /** A signed-in user created for the run, and an access token for it. */
   user: User;
   token: string;
+  /** The platform's base URL, for benchmarks that set up data through the API. */
+  base: string;
 }
 
 export interface Request {
@@ -50,6 +54,8 @@ export interface Benchmark {
    * same work with bare `pg` (the same rows by a direct query), built once per run.
    */
   bare?: (env: BenchEnv) => (request: FastifyRequest) => Promise<unknown>;
+  /** Items each request handles (a bulk write): the line then also shows items/s. */
+  perRequest?: number;
 }
 
 export const BENCHMARKS: Benchmark[] = [
@@ -59,6 +65,8 @@ export const BENCHMARKS: Benchmark[] = [
   },
   ...TENANCY_BENCHMARKS,
   ...SECRETS_BENCHMARKS,
+  ...DATA_BENCHMARKS,
+  ...DATA_WRITE_BENCHMARKS,
 ];
 
 interface Options {
@@ -156,7 +164,7 @@ async function main(): Promise<void> {
       email: 'bench@example.test',
       passwordHash: await hashPassword('bench password'),
     });
-    const env: BenchEnv = { platform, user, token: signAccessToken(platform, user) };
+    const env: BenchEnv = { platform, user, token: signAccessToken(platform, user), base };
     const selected = BENCHMARKS.filter((b) => !opts.only || b.name.includes(opts.only));
     process.stdout.write(`# ${opts.duration}s per side after ${opts.warmup}s warm-up, ${opts.connections} connections, ${os.cpus().length} CPUs, Node ${process.version}\n`);
     for (const bench of selected) process.stdout.write(`${await runOne(bench, env, base, opts)}\n`);
@@ -204,7 +212,8 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
     const b = await measure(bareBase, req, opts.duration, opts.connections);
     const ratio = p.rps / b.rps;
     const failures = p.bad + b.bad > 0 ? `  (non-2xx/errors: platform ${p.bad}, bare ${b.bad})` : '';
-    return `${bench.name.padEnd(32)} platform ${p.rps.toFixed(0).padStart(6)} req/s  bare ${b.rps.toFixed(0).padStart(6)} req/s  ratio ${ratio.toFixed(2)}${failures}`;
+    const items = bench.perRequest ? `  (records/s: platform ${(p.rps * bench.perRequest).toFixed(0)}, bare ${(b.rps * bench.perRequest).toFixed(0)})` : '';
+    return `${bench.name.padEnd(32)} platform ${p.rps.toFixed(0).padStart(6)} req/s  bare ${b.rps.toFixed(0).padStart(6)} req/s  ratio ${ratio.toFixed(2)}${items}${failures}`;
   } finally {
     await bare.close();
   }

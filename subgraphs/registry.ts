@@ -10,6 +10,8 @@ import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { SUBGRAPH_NAMES } from './core/config.js';
 import { analyticsResolvers } from './analytics/analytics.resolvers.js';
 import { dataResolvers } from './data/data.resolvers.js';
+import { recordReadResolvers } from './data/records-read.resolvers.js';
+import { recordWriteResolvers } from './data/records-write.resolvers.js';
 import { eventsResolvers } from './events/events.resolvers.js';
 import { secretsResolvers } from './secrets/secrets.resolvers.js';
 import { storageResolvers } from './storage/storage.resolvers.js';
@@ -30,7 +32,7 @@ const RESOLVERS: Record<SubgraphName, GraphQLResolverMap<SubgraphContext> | Grap
   storage: storageResolvers,
   secrets: secretsResolvers,
   analytics: analyticsResolvers,
-  data: dataResolvers,
+  data: [dataResolvers, recordReadResolvers, recordWriteResolvers],
   events: eventsResolvers,
 };
 

@@ -5,6 +5,9 @@ import { sitesRoutes } from '../../subgraphs/tenancy/sites.routes.js';
 import { usersRoutes } from '../../subgraphs/tenancy/users.routes.js';
 import { secretTypesAndTagsRoutes } from '../../subgraphs/secrets/tags.routes.js';
 import { secretsRoutes } from '../../subgraphs/secrets/secrets.routes.js';
+import { datatableRoutes } from '../../subgraphs/data/tables.routes.js';
+import { recordReadRoutes } from '../../subgraphs/data/records-read.routes.js';
+import { recordWriteRoutes } from '../../subgraphs/data/records-write.routes.js';
 import type { RouteSpec } from './types.js';
 
 export const ROUTES: RouteSpec[] = [
@@ -14,4 +17,7 @@ export const ROUTES: RouteSpec[] = [
   ...authRoutes,
   ...secretTypesAndTagsRoutes,
   ...secretsRoutes,
+  ...datatableRoutes,
+  ...recordReadRoutes,
+  ...recordWriteRoutes,
 ];

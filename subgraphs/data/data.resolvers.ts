@@ -1,8 +1,13 @@
-// Data subgraph resolvers: App.tables.
+// Data subgraph resolvers: App.tables, datatable, createSchema, deleteTable (adapters only).
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../subgraph-context.js';
-import { listTables, type DataTableView } from './table.service.js';
+import { createSchemaGql, deleteTableGql, findTable, listTables, type DataTableView } from './table.service.js';
+
+interface TableArgs {
+  app: string;
+  name: string;
+}
 
 export const dataResolvers: GraphQLResolverMap<SubgraphContext> = {
   DateTime: DateTimeResolver,
@@ -10,5 +15,13 @@ export const dataResolvers: GraphQLResolverMap<SubgraphContext> = {
   App: {
     tables: (app: { id: string }, args: PageArgs, { ctx }) =>
       listTables(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, (t: DataTableView) => t)),
+  },
+  Query: {
+    datatable: (_: unknown, a: TableArgs, { ctx }) => findTable(ctx, a.app, a.name),
+  },
+  Mutation: {
+    createSchema: (_: unknown, a: { app: string; package: unknown; allowDataLoss?: boolean | null }, { ctx }) =>
+      createSchemaGql(ctx, a.app, a.package, a.allowDataLoss),
+    deleteTable: (_: unknown, a: TableArgs & { force?: boolean | null }, { ctx }) => deleteTableGql(ctx, a.app, a.name, a.force),
   },
 };

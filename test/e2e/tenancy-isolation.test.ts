@@ -48,6 +48,23 @@ async function buildTenant(owner: User, tag: string, into: Record<string, any>) 
     await t.call('POST', '/api/secrets/', { token, host, body: { secret_type: into.secretType.slug, key: `key-${tag}`, value: { marker: `value-${tag}` }, tags: [into.tag.slug] } }),
     'secret',
   );
+  // A datatable with one record whose key equals the API key's id, so `:name` and the records'
+  // `:id` probes address real objects.
+  into.table = (
+    await ok(
+      await t.call('POST', `/api/apps/${into.app.slug}/datatables/create_schema/`, {
+        token,
+        host,
+        body: { resources: [{ name: `table-${tag}`, schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'marker', type: 'string' }], primaryKey: 'id' } }] },
+      }),
+      'datatable',
+    )
+  ).data[0];
+  into.schemaName = (await t.platform.pool.query('SELECT schema_name FROM sites WHERE uuid = $1', [into.site.uuid])).rows[0].schema_name;
+  await t.platform.pool.query(`INSERT INTO "${into.schemaName}"."${into.table.physical_name}" (id, marker) VALUES ($1, $2)`, [
+    into.key.id,
+    `row-${tag}`,
+  ]);
   into.invitation = await ok(
     await t.call('POST', `/api/organizations/${into.org.slug}/invitations/`, { token, body: { invitee_identifier: `invitee-${tag}@example.test`, permissions: [] } }),
     'invitation',
@@ -69,7 +86,7 @@ beforeAll(async () => {
   await ok(await t.call('POST', `/api/invitations/${inv.token}/accept/`, { token: t.tokenFor(carol) }), 'accept');
   for (const v of [
     B.org.uuid, B.org.slug, B.site.uuid, B.site.slug, B.domain.uuid, B.app.uuid, B.key.uuid, bob.uuid, carol.uuid, B.invitation.uuid,
-    B.secretType.slug, B.tag.slug, B.secret.key, 'value-b',
+    B.secretType.slug, B.tag.slug, B.secret.key, 'value-b', B.table.name, 'row-b',
   ]) {
     victimTokens.add(String(v));
   }
@@ -93,6 +110,7 @@ function candidates(param: string): { own?: string; victim: string[]; fake: (v: 
     // secret types and tags of the site share the `:slug` position
     slug: { own: A.secretType.slug, victim: [B.secretType.slug, B.tag.slug] },
     key: { own: A.secret.key, victim: [B.secret.key] },
+    name: { own: A.table.name, victim: [B.table.name] },
   };
   const c = table[param];
   if (!c) throw new Error(`no isolation candidates for :${param}; add them`);
@@ -168,6 +186,8 @@ async function snapshot(): Promise<string> {
     secretRows: await q('SELECT s.* FROM secrets s JOIN sites x ON x.id = s.site_id WHERE x.organization_id = $1 ORDER BY s.id', [orgId]),
     secretTypes: await q('SELECT t.* FROM secret_types t JOIN sites x ON x.id = t.site_id WHERE x.organization_id = $1 ORDER BY t.id', [orgId]),
     secretTags: await q('SELECT g.* FROM secret_tags g JOIN sites x ON x.id = g.site_id WHERE x.organization_id = $1 ORDER BY g.id', [orgId]),
+    datatables: await q('SELECT d.id, d.name, d.version, d.schema FROM datatables d JOIN sites x ON x.id = d.site_id WHERE x.organization_id = $1 ORDER BY d.id', [orgId]),
+    tableRows: await q(`SELECT * FROM "${B.schemaName}"."${B.table.physical_name}" ORDER BY id`, []),
     secretHistory: await q('SELECT h.id FROM secret_history h JOIN sites x ON x.id = h.site_id WHERE x.organization_id = $1 ORDER BY h.id', [orgId]),
   };
   return JSON.stringify(rows);
@@ -221,6 +241,8 @@ test('lists never show another tenant', async () => {
     ['/api/secret-types/', A.host],
     ['/api/tags/', A.host],
     [`/api/secrets/${A.secret.key}/history/`, A.host],
+    [`/api/apps/${A.app.slug}/datatables/`, A.host],
+    [`/api/apps/${A.app.slug}/datatables/${A.table.name}/data/`, A.host],
   ];
   for (const [url, host] of lists) {
     for (const [credName, cred] of Object.entries(credentials())) {

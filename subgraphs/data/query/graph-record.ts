@@ -1,0 +1,23 @@
+// A record as the GraphQL type DataRecord {id, table, data, rank, excerpt} (DECISIONS §11);
+// shared by the read resolvers and the write mutations.
+import { recordIdOf, type DataRecord } from '../model/codec.js';
+import type { DataTable } from '../model/table-model.js';
+
+export interface GraphRecord {
+  id: string;
+  table: string;
+  data: DataRecord;
+  rank: number | null;
+  excerpt: string | null;
+}
+
+export function toGraphRecord(table: Pick<DataTable, 'name' | 'model'>, record: DataRecord): GraphRecord {
+  const { rank, excerpt, ...data } = record;
+  return {
+    id: recordIdOf(table.model, data),
+    table: table.name,
+    data,
+    rank: typeof rank === 'number' ? rank : null,
+    excerpt: typeof excerpt === 'string' ? excerpt : null,
+  };
+}

@@ -1,0 +1,46 @@
+// Data subgraph resolvers (records-read): `records` and `record` (DECISIONS §11). Arguments
+// become the REST query the read service parses, so both transports answer alike.
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { Query } from '../core/listing.js';
+import type { SubgraphContext } from '../subgraph-context.js';
+import { toGraphRecord } from './query/graph-record.js';
+import { findRecord, listRecords } from './query/record-read.service.js';
+
+interface RecordsArgs {
+  app: string;
+  table: string;
+  filter?: unknown;
+  sort?: string[] | null;
+  search?: string | null;
+  page?: number | null;
+  pageSize?: number | null;
+  includeDeleted?: boolean | null;
+  onlyDeleted?: boolean | null;
+}
+
+function recordsQuery(args: RecordsArgs): Query {
+  const q: Query = {};
+  if (args.filter != null) q.filter = JSON.stringify(args.filter);
+  if (args.sort != null && args.sort.length > 0) q.ordering = args.sort.join(',');
+  if (args.search != null) q.search = args.search;
+  if (args.page != null) q.page = String(args.page);
+  if (args.pageSize != null) q.page_size = String(args.pageSize);
+  if (args.includeDeleted) q.include_deleted = 'true';
+  if (args.onlyDeleted) q.only_deleted = 'true';
+  return q;
+}
+
+export const recordReadResolvers: GraphQLResolverMap<SubgraphContext> = {
+  Query: {
+    records: async (_: unknown, args: RecordsArgs, { ctx }) => {
+      const list = await listRecords(ctx, args.app, args.table, recordsQuery(args));
+      const { offset, limit } = list.paging;
+      return { items: list.records.map((r) => toGraphRecord(list.table, r)), total: list.total, page: Math.floor(offset / limit) + 1, pageSize: limit };
+    },
+    record: async (_: unknown, args: { app: string; table: string; id: string; includeDeleted?: boolean | null }, { ctx }) => {
+      const q: Query = args.includeDeleted ? { include_deleted: 'true' } : {};
+      const { table, record } = await findRecord(ctx, args.app, args.table, args.id, q);
+      return record ? toGraphRecord(table, record) : null;
+    },
+  },
+};

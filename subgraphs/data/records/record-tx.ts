@@ -1,0 +1,63 @@
+// One transaction per record write request: all or nothing, database errors translated to the
+// data envelope, record events fired only after COMMIT (never for a rolled-back write).
+import type pg from 'pg';
+import type { RequestContext } from '../../core/context.js';
+import type { AppRow } from '../../tenancy/app.service.js';
+import { recordIdOf } from '../model/codec.js';
+import type { DataTable } from '../model/table-model.js';
+import { fireRecordEvents, type RecordEvent } from './record-hooks.js';
+import { translatePgError, type WriteKind } from './pg-errors.js';
+import type { Row } from './record-sql.js';
+
+/** Collects the events of a write; they are fired once the transaction has committed. */
+export class EventLog {
+  readonly events: RecordEvent[] = [];
+  constructor(
+    private readonly app: Pick<AppRow, 'slug'>,
+    private readonly table: Pick<DataTable, 'name' | 'model'>,
+  ) {}
+
+  private base(record: Row) {
+    return { app_slug: this.app.slug, datatable: this.table.name, record_id: recordIdOf(this.table.model, record), data: record };
+  }
+  created(records: Row[]): void {
+    for (const r of records) this.events.push({ type: 'RECORD_CREATE', ...this.base(r) });
+  }
+  updated(record: Row, previous: Row): void {
+    this.events.push({ type: 'RECORD_UPDATE', ...this.base(record), previous });
+  }
+  deleted(records: Row[], hard: boolean): void {
+    for (const r of records) this.events.push({ type: 'RECORD_DELETE', ...this.base(r), hard });
+  }
+}
+
+/**
+ * Runs `work` in a transaction on its own connection. On failure: ROLLBACK, and a database
+ * error becomes 400/403/404/409 (`recordIndex` on the error names the item of an array body).
+ */
+export async function inTransaction<T>(
+  ctx: RequestContext,
+  table: DataTable,
+  kind: WriteKind,
+  log: EventLog,
+  work: (client: pg.PoolClient, now: Date) => Promise<T>,
+  /** The body was an array: errors name `[i].field`. */
+  indexed = false,
+): Promise<T> {
+  const client = await ctx.platform.pool.connect();
+  let broken: Error | undefined;
+  let out: T;
+  try {
+    await client.query('BEGIN');
+    // One clock for the whole request: created_at/updated_at of a bulk write agree.
+    out = await work(client, new Date());
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK').catch((r: Error) => (broken = r));
+    throw translatePgError(e, table, kind, indexed ? (e as { recordIndex?: number })?.recordIndex : undefined);
+  } finally {
+    client.release(broken);
+  }
+  await fireRecordEvents(ctx, log.events);
+  return out;
+}
