@@ -2,6 +2,7 @@
 // (resolveApp's rules: 404 unknown/foreign app, 401 anonymous, 403 without view_site), the
 // data permission on the site checked (403), the table looked up in the catalogue (404
 // `{error, detail}`), all in ONE prepared query; the model is parsed once per table version.
+import { principalKey } from '../../core/grant-cache.js';
 import type { RequestContext } from '../../core/context.js';
 import { prepared } from '../../core/db.js';
 import { errors } from '../../core/errors.js';
@@ -51,13 +52,6 @@ function grantsOf(platform: Platform) {
 /** After a schema change in this process: every cached grant may name an old version. */
 export function forgetGrants(platform: Platform): void {
   grants.get(platform)?.clear();
-}
-
-function principalKey(ctx: RequestContext): string {
-  const p = ctx.principal;
-  if (p.kind === 'user') return `u${p.userId}${p.isStaff ? 's' : ''}${p.isSuperuser ? 'S' : ''}`;
-  if (p.kind === 'api_key') return `k${p.keyId}:${p.appId}:${p.siteId}`;
-  return 'anon';
 }
 
 function cacheOf(platform: Platform): Map<string, DataTable> {
