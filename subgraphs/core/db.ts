@@ -12,6 +12,10 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export function createPool(url: string, max = 20): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
   pool.setMaxListeners(0);
+  // An idle client's error (a server restart, a terminated backend: 57P01) must not crash the
+  // process: pg already discards that client. The platform adds a listener that logs it;
+  // pools made elsewhere (tests, CLI) get this one.
+  pool.on('error', () => {});
   return pool;
 }
 

@@ -30,6 +30,7 @@ const asParam = (name: string, v: unknown) => (v !== null && JSON_FIELDS.has(nam
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool.on('error', () => {}); // idle clients of a dropped test database
   tables.flat_table = tableOf('flat_table', 7);
   tables.jsonb = tableOf('jsonb', 7);
   const fields = tables.flat_table.model.fields;
