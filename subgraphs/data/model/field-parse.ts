@@ -18,11 +18,15 @@ const DATETIME_RE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([Zz]|[
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
+/** A real calendar date `YYYY-MM-DD` from year 1 (the one date check of the data service). */
 export function isValidDate(s: string): boolean {
   const m = DATE_RE.exec(s);
   if (!m) return false;
-  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
-  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  // setUTCFullYear, not Date.UTC: Date.UTC maps years 0–99 to 1900–1999.
+  const dt = new Date(0);
+  dt.setUTCFullYear(y, mo - 1, d);
+  return y >= 1 && dt.getUTCFullYear() === y && dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d;
 }
 export const isValidTime = (s: string) => TIME_RE.test(s);
 export const isValidDatetime = (s: string) => DATETIME_RE.test(s) && isValidDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s.replace(' ', 'T')));

@@ -3,6 +3,7 @@
 // nested beyond its stack) answers 400 naming the parameter, never a database error.
 import type { FieldModel } from '../model/table-model.js';
 import { dataErrors } from '../data-errors.js';
+import { isValidDate } from '../model/field-parse.js';
 
 export class FilterValueError extends Error {}
 
@@ -13,7 +14,6 @@ const fail = (message: string): never => {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER = /^[+-]?\d{1,19}$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/i;
 const INT64_MAX = 9223372036854775807n;
@@ -25,14 +25,6 @@ export function textValue(raw: unknown): string {
   if (typeof raw !== 'string') return fail('Expected a string.');
   if (raw.includes('\u0000')) fail('Text cannot contain a NUL character.');
   return raw;
-}
-
-function validDate(s: string): boolean {
-  const m = DATE.exec(s);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (y < 1 || mo < 1 || mo > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
 }
 
 function integerValue(raw: unknown): number | string {
@@ -63,7 +55,7 @@ export function scalarValue(field: FieldModel, raw: unknown): unknown {
     }
     case 'date': {
       const s = textValue(raw).trim();
-      return validDate(s) ? s : fail('Expected a date YYYY-MM-DD.');
+      return isValidDate(s) ? s : fail('Expected a date YYYY-MM-DD.');
     }
     case 'time': {
       const s = textValue(raw).trim();
@@ -71,7 +63,7 @@ export function scalarValue(field: FieldModel, raw: unknown): unknown {
     }
     case 'datetime': {
       const s = textValue(raw).trim();
-      const t = DATETIME.test(s) && validDate(s.slice(0, 10)) ? Date.parse(s.replace(' ', 'T')) : NaN;
+      const t = DATETIME.test(s) && isValidDate(s.slice(0, 10)) ? Date.parse(s.replace(' ', 'T')) : NaN;
       return Number.isFinite(t) ? new Date(t).toISOString() : fail('Expected an ISO 8601 date-time.');
     }
     case 'string': {

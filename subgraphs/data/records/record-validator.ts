@@ -8,33 +8,23 @@ import formatsModule from 'ajv-formats';
 import type { FieldErrors } from '../../core/errors.js';
 import type { Platform } from '../../core/platform.js';
 import { dataErrors } from '../data-errors.js';
+import { isValidDate } from '../model/field-parse.js';
 import type { DataTable, FieldModel, TableModel } from '../model/table-model.js';
 
 const addFormats = (formatsModule as unknown as { default: typeof formatsModule.default }).default;
 
 export type ValidationMode = 'create' | 'patch';
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(\.\d{1,6})?$/;
 // An offset or Z is required: a datetime without one would depend on the server's zone.
 const DATETIME = /^\d{4}-\d{2}-\d{2}[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)$/;
 
-function validDate(s: string): boolean {
-  const m = DATE.exec(s);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  // setUTCFullYear, not Date.UTC: Date.UTC maps years 0–99 to 1900–1999.
-  const dt = new Date(0);
-  dt.setUTCFullYear(y, mo - 1, d);
-  return y >= 1 && dt.getUTCFullYear() === y && dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d;
-}
-
-const validDateTime = (s: string): boolean => DATETIME.test(s) && validDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s));
+const validDateTime = (s: string): boolean => DATETIME.test(s) && isValidDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s));
 
 function makeAjv(): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
   addFormats(ajv, ['email', 'uuid', 'uri']);
-  ajv.addFormat('date', { type: 'string', validate: validDate });
+  ajv.addFormat('date', { type: 'string', validate: isValidDate });
   ajv.addFormat('time', { type: 'string', validate: (s: string) => TIME.test(s) });
   ajv.addFormat('date-time', { type: 'string', validate: validDateTime });
   return ajv;

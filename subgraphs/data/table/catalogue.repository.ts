@@ -25,16 +25,9 @@ export interface CatalogueRow {
 const COLUMNS = `id, uuid, site_id AS "siteId", app_id AS "appId", name, physical_name AS "physicalName", provider,
   description, schema, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-export interface NewCatalogueRow {
-  siteId: number;
-  appId: number;
-  name: string;
-  physicalName: string;
-  provider: Provider;
-  description: string;
-  schema: Record<string, unknown>;
+export type NewCatalogueRow = Pick<CatalogueRow, 'siteId' | 'appId' | 'name' | 'physicalName' | 'provider' | 'description' | 'schema'> & {
   createdById: number | null;
-}
+};
 
 export const catalogueRepository = {
   async listForApp(db: Queryable, appId: number): Promise<CatalogueRow[]> {
