@@ -1,13 +1,14 @@
-// Recently granted permissions, kept a short time per process (bounded staleness, as the auth
-// cache): hot reads (a datatable record, a secret by key) then skip the permission predicate.
+// Recently granted access, kept a short time per process (bounded staleness, as the auth
+// cache): hot reads (a datatable record, a secret by key) then skip their permission queries.
 // Only grants are kept, never refusals, so a new grant takes effect at once; a revocation
-// reaches a process within GRANT_TTL_MS.
+// reaches a process within GRANT_TTL_MS. One store per platform and area; `forget` clears an
+// area at once (e.g. after this process changes a table schema).
 import type { RequestContext } from './context.js';
 import type { Platform } from './platform.js';
 
 export const GRANT_TTL_MS = 2_000;
 const MAX_GRANTS = 10_000;
-const caches = new WeakMap<Platform, Map<string, number>>();
+const stores = new WeakMap<Platform, Map<string, Map<string, { value: unknown; until: number }>>>();
 
 /** Who the caller is, for cache keys: a user (with operator flags) or an API key with its app and site. */
 export function principalKey(ctx: RequestContext): string {
@@ -17,24 +18,28 @@ export function principalKey(ctx: RequestContext): string {
   return 'anon';
 }
 
-function cacheOf(platform: Platform): Map<string, number> {
-  let m = caches.get(platform);
-  if (!m) caches.set(platform, (m = new Map()));
-  return m;
+function storeOf(platform: Platform, area: string) {
+  let areas = stores.get(platform);
+  if (!areas) stores.set(platform, (areas = new Map()));
+  let store = areas.get(area);
+  if (!store) areas.set(area, (store = new Map()));
+  return store;
 }
 
-const keyOf = (ctx: RequestContext, permission: string, siteId: number) => `${principalKey(ctx)}\u0000${permission}\u0000${siteId}`;
-
-/** True when `permission` on site `siteId` was granted to this caller within the last GRANT_TTL_MS. */
-export function recentlyGranted(ctx: RequestContext, permission: string, siteId: number): boolean {
-  if (ctx.principal.kind === 'anonymous') return false;
-  const until = cacheOf(ctx.platform).get(keyOf(ctx, permission, siteId));
-  return until !== undefined && until > Date.now();
+/** What was remembered for the caller under `key` within the last GRANT_TTL_MS, else undefined. */
+export function recentGrant<T>(ctx: RequestContext, area: string, key: string): T | undefined {
+  if (ctx.principal.kind === 'anonymous') return undefined;
+  const hit = storeOf(ctx.platform, area).get(`${principalKey(ctx)}\u0000${key}`);
+  return hit && hit.until > Date.now() ? (hit.value as T) : undefined;
 }
 
-export function rememberGrant(ctx: RequestContext, permission: string, siteId: number): void {
+export function rememberGrant(ctx: RequestContext, area: string, key: string, value: unknown): void {
   if (ctx.principal.kind === 'anonymous') return;
-  const cache = cacheOf(ctx.platform);
-  if (cache.size >= MAX_GRANTS) cache.clear();
-  cache.set(keyOf(ctx, permission, siteId), Date.now() + GRANT_TTL_MS);
+  const store = storeOf(ctx.platform, area);
+  if (store.size >= MAX_GRANTS) store.clear();
+  store.set(`${principalKey(ctx)}\u0000${key}`, { value, until: Date.now() + GRANT_TTL_MS });
+}
+
+export function forgetGrants(platform: Platform, area: string): void {
+  stores.get(platform)?.get(area)?.clear();
 }

@@ -11,7 +11,7 @@ import {
   actor, denyRead, requireWrite, secretNotFound, secretsError, siteOf, SITE_TIER, tierOf, type Tier,
 } from './secret-access.js';
 import { openValue, sealValue, type SecretIdentity } from './secret-crypto.js';
-import { recentlyGranted, rememberGrant } from '../core/grant-cache.js';
+import { recentGrant, rememberGrant } from '../core/grant-cache.js';
 import { secretRepository, type ReadRow, type SecretRow } from './secret.repository.js';
 import { requireSecretType, validateSecretValue, type SecretTypeRecord } from './secret-type.service.js';
 import { resolveTags } from './tag.service.js';
@@ -121,11 +121,11 @@ export async function getSecret(ctx: RequestContext, key: string, query: Query):
   const tier = await tierOf(ctx, param(query, 'app'));
   // Lookup and permission in one query: every answer needs both.
   // A grant seen in the last moments skips the permission predicate (core/grant-cache.ts).
-  const cached = recentlyGranted(ctx, 'secrets:read', site.id);
+  const cached = recentGrant<boolean>(ctx, 'secrets:read', String(site.id)) === true;
   const access = cached ? { sql: 'TRUE', params: [] } : ctx.principal.kind === 'anonymous' ? { sql: 'FALSE', params: [] } : accessPredicate(ctx, 'secrets:read', 'site', 'st', 4);
   const wanted = (param(query, 'tags') ?? '').split(',').map((t) => t.trim()).filter(Boolean);
   const { row, permitted } = await secretRepository.findForRead(ctx.platform.pool, site.id, tier.appId, key, access, wanted.length > 0);
-  if (permitted && !cached) rememberGrant(ctx, 'secrets:read', site.id);
+  if (permitted && !cached) rememberGrant(ctx, 'secrets:read', String(site.id), true);
   if (row && row.sensitivity !== 'public' && !permitted) throw denyRead(ctx);
   // A caller who may not read the tier learns no more than "forbidden" (signed in) or
   // "authenticate" (anonymous): a missing key and a private one answer alike, so neither

@@ -2,7 +2,7 @@
 // (resolveApp's rules: 404 unknown/foreign app, 401 anonymous, 403 without view_site), the
 // data permission on the site checked (403), the table looked up in the catalogue (404
 // `{error, detail}`), all in ONE prepared query; the model is parsed once per table version.
-import { principalKey } from '../../core/grant-cache.js';
+import { forgetGrants as coreForgetGrants, recentGrant, rememberGrant } from '../../core/grant-cache.js';
 import type { RequestContext } from '../../core/context.js';
 import { prepared } from '../../core/db.js';
 import { errors } from '../../core/errors.js';
@@ -33,26 +33,11 @@ interface AccessRow extends Omit<AppRow, 'id'> {
 const MAX_CACHED = 1000;
 const models = new WeakMap<Platform, Map<string, DataTable>>();
 
-/**
- * Granted lookups, kept GRANT_TTL_MS per process (bounded staleness, as the auth cache): a
- * revoked permission, a deleted app, or another process's migration reach loadTable within
- * that bound; this process's own schema changes clear it at once (forgetGrants). Refusals are
- * never cached. This keeps a record read at one query of its own on the hot path.
- */
-const GRANT_TTL_MS = 2_000;
-const MAX_GRANTS = 10_000;
-const grants = new WeakMap<Platform, Map<string, { row: AccessRow; until: number }>>();
-
-function grantsOf(platform: Platform) {
-  let m = grants.get(platform);
-  if (!m) grants.set(platform, (m = new Map()));
-  return m;
-}
+/** Granted lookups (core/grant-cache.ts): a record read costs one query of its own. */
+const GRANTS = 'data-tables';
 
 /** After a schema change in this process: every cached grant may name an old version. */
-export function forgetGrants(platform: Platform): void {
-  grants.get(platform)?.clear();
-}
+export const forgetGrants = (platform: Platform): void => coreForgetGrants(platform, GRANTS);
 
 function cacheOf(platform: Platform): Map<string, DataTable> {
   let m = models.get(platform);
@@ -67,11 +52,9 @@ function cacheOf(platform: Platform): Map<string, DataTable> {
 async function resolve(ctx: RequestContext, appRef: string, name: string | null, permission: DataPermission): Promise<AccessRow> {
   if (!ctx.site) throw errors.tenantRequired();
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
-  const key = `${principalKey(ctx)}\u0000${ctx.site.id}\u0000${appRef}\u0000${name ?? ''}\u0000${permission}`;
-  const cache = grantsOf(ctx.platform);
-  const hit = cache.get(key);
-  const now = Date.now();
-  if (hit && hit.until > now) return hit.row;
+  const key = `${ctx.site.id}\u0000${appRef}\u0000${name ?? ''}\u0000${permission}`;
+  const hit = recentGrant<AccessRow>(ctx, GRANTS, key);
+  if (hit) return hit;
   const ref = slugOrUuid(appRef);
   const values: unknown[] = [ctx.site.id, 'uuid' in ref ? ref.uuid : ref.slug, name ?? ''];
   const view = accessPredicate(ctx, 'view_site', 'site', 's', values.length + 1);
@@ -96,8 +79,7 @@ async function resolve(ctx: RequestContext, appRef: string, name: string | null,
   if (!row.canView) throw errors.permissionDenied();
   if (row.id === null) throw errors.notFound('App not found.');
   if (!row.canUse) throw errors.permissionDenied();
-  if (cache.size >= MAX_GRANTS) cache.clear();
-  cache.set(key, { row, until: now + GRANT_TTL_MS });
+  rememberGrant(ctx, GRANTS, key, row);
   return row;
 }
 
