@@ -2,7 +2,12 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 
-const TEMPLATE_DB = 'tenantry_test_template';
+/** The run's migrated template (test/support/global-setup.impl.ts names it per run). */
+function templateDb(): string {
+  const name = process.env.TEST_PG_TEMPLATE;
+  if (!name) throw new Error('TEST_PG_TEMPLATE is not set: run the tests through `npm test`');
+  return name;
+}
 
 export function adminUrl(): string {
   const url = process.env.TEST_PG_ADMIN_URL;
@@ -21,7 +26,7 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${templateDb()}`);
   } finally {
     await admin.end();
   }

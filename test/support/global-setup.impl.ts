@@ -8,7 +8,8 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../../subgraphs/core/embedded-postgres.js';
 import { migrate } from '../../subgraphs/core/migrate.js';
 
-export const TEMPLATE_DB = 'tenantry_test_template';
+/** Unique per run, so that two runs against one server never drop each other's template. */
+export const TEMPLATE_DB = `tenantry_tpl_${process.pid}_${Date.now().toString(36)}`;
 
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -29,9 +30,9 @@ export default async function globalSetup(): Promise<void> {
     process.stdout.write('\n[tests] PostgreSQL from DATABASE_URL\n');
   }
   process.env.TEST_PG_ADMIN_URL = adminUrl;
+  process.env.TEST_PG_TEMPLATE = TEMPLATE_DB;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
   await admin.end();
   const pool = new pg.Pool({ connectionString: withDatabase(adminUrl, TEMPLATE_DB) });
