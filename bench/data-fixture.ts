@@ -20,13 +20,21 @@ function postJson(base: string, host: string, path: string, token: string, body:
  * Creates site `slug` (schema `slug` with `_`, host `slug.localhost`) and its table; returns
  * the table's quoted qualified name for the bare side's SQL.
  */
-export async function benchDataTable({ platform, user, token, base }: BenchEnv, slug: string, resource: Record<string, unknown>): Promise<string> {
+export async function benchDataTable(
+  { platform, user, token, base }: BenchEnv,
+  slug: string,
+  resource: Record<string, unknown>,
+): Promise<string> {
   const q = async (sql: string, params: unknown[] = []) => (await platform.pool.query(sql, params)).rows;
   const host = `${slug}.localhost`;
   const schema = slug.replace(/-/g, '_');
   const [org] = await q(`INSERT INTO organizations (slug, name) VALUES ($1, $1) RETURNING id`, [`${slug}-org`]);
   await q(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner')`, [org.id, user.id]);
-  const [site] = await q(`INSERT INTO sites (slug, name, organization_id, schema_name) VALUES ($1, $1, $2, $3) RETURNING id`, [slug, org.id, schema]);
+  const [site] = await q(`INSERT INTO sites (slug, name, organization_id, schema_name) VALUES ($1, $1, $2, $3) RETURNING id`, [
+    slug,
+    org.id,
+    schema,
+  ]);
   await q(`INSERT INTO domains (slug, domain, site_id, is_primary) VALUES ($1, $2, $3, true)`, [`${slug}-localhost`, host, site.id]);
   await q(`INSERT INTO apps (site_id, slug, name) VALUES ($1, 'bench', 'Bench')`, [site.id]);
   const made = await postJson(base, host, '/api/apps/bench/datatables/create_schema/', token, { resources: [resource] });

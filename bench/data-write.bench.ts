@@ -28,7 +28,11 @@ async function world(env: BenchEnv): Promise<string> {
   return physical;
 }
 
-const batch = Array.from({ length: WRITE_BATCH }, (_, i) => ({ title: `event ${i}`, status: ['open', 'closed', 'pending'][i % 3], views: i }));
+const batch = Array.from({ length: WRITE_BATCH }, (_, i) => ({
+  title: `event ${i}`,
+  status: ['open', 'closed', 'pending'][i % 3],
+  views: i,
+}));
 
 export const DATA_WRITE_BENCHMARKS: Benchmark[] = [
   {
@@ -43,14 +47,16 @@ export const DATA_WRITE_BENCHMARKS: Benchmark[] = [
         body: batch,
       };
     },
-    bare: ({ platform }) => async (request) => {
-      const items = request.body as Array<{ title: string; status: string; views: number }>;
-      const { rows } = await platform.pool.query({
-        name: 'bare_data_bulk',
-        text: `INSERT INTO ${physical} ("title", "status", "views") SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) RETURNING "id", "title", "status", "views"`,
-        values: [items.map((r) => r.title), items.map((r) => r.status), items.map((r) => r.views)],
-      });
-      return { status: 'success', message: `${rows.length} records created successfully.`, data: rows };
-    },
+    bare:
+      ({ platform }) =>
+      async (request) => {
+        const items = request.body as Array<{ title: string; status: string; views: number }>;
+        const { rows } = await platform.pool.query({
+          name: 'bare_data_bulk',
+          text: `INSERT INTO ${physical} ("title", "status", "views") SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) RETURNING "id", "title", "status", "views"`,
+          values: [items.map((r) => r.title), items.map((r) => r.status), items.map((r) => r.views)],
+        });
+        return { status: 'success', message: `${rows.length} records created successfully.`, data: rows };
+      },
   },
 ];

@@ -44,11 +44,17 @@ export const DATA_BENCHMARKS: Benchmark[] = [
       const [row] = (await env.platform.pool.query(`SELECT "id" FROM ${table} ORDER BY "id" OFFSET 50000 LIMIT 1`)).rows;
       return { method: 'GET', url: `/api/apps/bench/datatables/items/data/${row.id}/`, headers: auth(env.token) };
     },
-    bare: ({ platform }) => async (request) => {
-      const id = (request.params as Record<string, string>)['*'] ?? request.url.split('/data/')[1].replace(/\/$/, '');
-      const { rows } = await platform.pool.query({ name: 'bare_data_get', text: `SELECT ${COLUMNS} FROM ${physical} WHERE "id" = $1::uuid`, values: [id] });
-      return { status: 'success', data: rows[0] };
-    },
+    bare:
+      ({ platform }) =>
+      async (request) => {
+        const id = (request.params as Record<string, string>)['*'] ?? request.url.split('/data/')[1].replace(/\/$/, '');
+        const { rows } = await platform.pool.query({
+          name: 'bare_data_get',
+          text: `SELECT ${COLUMNS} FROM ${physical} WHERE "id" = $1::uuid`,
+          values: [id],
+        });
+        return { status: 'success', data: rows[0] };
+      },
   },
   {
     name: 'data-page GET …/data/?status&views__gte&ordering (25)',
@@ -56,15 +62,17 @@ export const DATA_BENCHMARKS: Benchmark[] = [
       await world(env);
       return { method: 'GET', url: PAGE_URL, headers: auth(env.token) };
     },
-    bare: ({ platform }) => async () => {
-      const { rows } = await platform.pool.query({
-        name: 'bare_data_page',
-        text: `SELECT ${COLUMNS}, count(*) OVER () AS "__total" FROM ${physical} WHERE "status" = $1::text AND "views" >= $2::bigint
+    bare:
+      ({ platform }) =>
+      async () => {
+        const { rows } = await platform.pool.query({
+          name: 'bare_data_page',
+          text: `SELECT ${COLUMNS}, count(*) OVER () AS "__total" FROM ${physical} WHERE "status" = $1::text AND "views" >= $2::bigint
                ORDER BY "created_at" DESC, "id" LIMIT $3 OFFSET $4`,
-        values: ['open', '100', 25, 0],
-      });
-      const total = rows.length ? Number(rows[0].__total) : 0;
-      return { data: rows.map(({ __total, ...r }) => r), total, page: 1, page_size: 25 };
-    },
+          values: ['open', '100', 25, 0],
+        });
+        const total = rows.length ? Number(rows[0].__total) : 0;
+        return { data: rows.map(({ __total, ...r }) => r), total, page: 1, page_size: 25 };
+      },
   },
 ];

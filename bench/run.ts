@@ -166,7 +166,9 @@ async function main(): Promise<void> {
     });
     const env: BenchEnv = { platform, user, token: signAccessToken(platform, user), base };
     const selected = BENCHMARKS.filter((b) => !opts.only || b.name.includes(opts.only));
-    process.stdout.write(`# ${opts.duration}s per side after ${opts.warmup}s warm-up, ${opts.connections} connections, ${os.cpus().length} CPUs, Node ${process.version}\n`);
+    process.stdout.write(
+      `# ${opts.duration}s per side after ${opts.warmup}s warm-up, ${opts.connections} connections, ${os.cpus().length} CPUs, Node ${process.version}\n`,
+    );
     for (const bench of selected) process.stdout.write(`${await runOne(bench, env, base, opts)}\n`);
   } finally {
     await app.close();
@@ -179,18 +181,27 @@ async function main(): Promise<void> {
  * One request through node:http rather than fetch, which drops a `host` header: benchmarks
  * on a tenant host (secrets) name the site's domain that way, as autocannon sends it.
  */
-function sampleRequest(base: string, req: Request): Promise<{ status: number; text: string; headers: { get(name: string): string | null } }> {
+function sampleRequest(
+  base: string,
+  req: Request,
+): Promise<{ status: number; text: string; headers: { get(name: string): string | null } }> {
   const body = req.body !== undefined ? JSON.stringify(req.body) : undefined;
   return new Promise((resolve, reject) => {
-    const r = http.request(base + req.url, { method: req.method, headers: { ...req.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({
-        status: res.statusCode ?? 0,
-        text: Buffer.concat(chunks).toString('utf8'),
-        headers: { get: (name) => (res.headers[name.toLowerCase()] as string | undefined) ?? null },
-      }));
-    });
+    const r = http.request(
+      base + req.url,
+      { method: req.method, headers: { ...req.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            headers: { get: (name) => (res.headers[name.toLowerCase()] as string | undefined) ?? null },
+          }),
+        );
+      },
+    );
     r.on('error', reject);
     r.end(body);
   });
@@ -212,7 +223,9 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
     const b = await measure(bareBase, req, opts.duration, opts.connections);
     const ratio = p.rps / b.rps;
     const failures = p.bad + b.bad > 0 ? `  (non-2xx/errors: platform ${p.bad}, bare ${b.bad})` : '';
-    const items = bench.perRequest ? `  (records/s: platform ${(p.rps * bench.perRequest).toFixed(0)}, bare ${(b.rps * bench.perRequest).toFixed(0)})` : '';
+    const items = bench.perRequest
+      ? `  (records/s: platform ${(p.rps * bench.perRequest).toFixed(0)}, bare ${(b.rps * bench.perRequest).toFixed(0)})`
+      : '';
     return `${bench.name.padEnd(32)} platform ${p.rps.toFixed(0).padStart(6)} req/s  bare ${b.rps.toFixed(0).padStart(6)} req/s  ratio ${ratio.toFixed(2)}${items}${failures}`;
   } finally {
     await bare.close();

@@ -31,4 +31,3 @@ export async function executeGraphql<C extends BaseContext>(
   if (res.body.kind === 'complete') return reply.send(res.body.string);
   return reply.send(Readable.from(res.body.asyncIterator));
 }
-

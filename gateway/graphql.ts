@@ -17,7 +17,10 @@ import { executeGraphql } from './graphql-http.js';
 
 /** A subgraph over HTTP: each fetch carries the request context, signed for the subgraph. */
 class SignedRemoteDataSource extends RemoteGraphQLDataSource<SubgraphContext> {
-  constructor(url: string, private readonly secret: string) {
+  constructor(
+    url: string,
+    private readonly secret: string,
+  ) {
     super({ url });
   }
 

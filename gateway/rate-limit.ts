@@ -6,12 +6,7 @@
 // Counted per principal (user id, API key id), per client address when anonymous. Counters
 // live in Redis when it is configured, so that several gateway processes share them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitSetting } from '../subgraphs/core/config.js';
 import type { Principal } from '../subgraphs/core/context.js';
 import { errors } from '../subgraphs/core/errors.js';
@@ -118,9 +113,7 @@ export class RateLimiter {
     const limits = this.applicable(request);
     if (limits.length === 0) return;
     const key = clientKey(request.ctx.principal, request.ip);
-    const outcomes = (await Promise.all(limits.map((l) => this.consume(l, key)))).filter(
-      (o): o is Outcome => o !== null,
-    );
+    const outcomes = (await Promise.all(limits.map((l) => this.consume(l, key)))).filter((o): o is Outcome => o !== null);
     if (outcomes.length === 0) return;
     const tightest = mostConstrained(outcomes);
     reply.header('X-RateLimit-Limit', String(tightest.limit.points));

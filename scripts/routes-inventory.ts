@@ -23,7 +23,9 @@ function main(): void {
   }
   fs.writeFileSync(ROUTES_MD, text);
   const done = inventory.rows.filter((r) => r.done).length;
-  process.stdout.write(`${path.relative(process.cwd(), ROUTES_MD)}: ${inventory.rows.length} documented, ${done} done, ${inventory.extras.length} extra\n`);
+  process.stdout.write(
+    `${path.relative(process.cwd(), ROUTES_MD)}: ${inventory.rows.length} documented, ${done} done, ${inventory.extras.length} extra\n`,
+  );
   const unlisted = inventory.extras.filter((e) => e.reason === null);
   for (const e of unlisted) process.stderr.write(`undocumented and not in EXTRA_ROUTES: ${e.route.method} ${e.route.path}\n`);
 }

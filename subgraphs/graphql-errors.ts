@@ -37,7 +37,8 @@ function isFormattedPlatformError(f: GraphQLFormattedError): boolean {
   return typeof f.extensions?.code === 'string' && typeof f.extensions?.status === 'number';
 }
 
-type Classified = { kind: 'platform'; code: string; status?: number; message: string; extra?: Record<string, unknown> } | { kind: 'internal' };
+type Classified =
+  { kind: 'platform'; code: string; status?: number; message: string; extra?: Record<string, unknown> } | { kind: 'internal' };
 
 function classify(formatted: GraphQLFormattedError, error: unknown): Classified {
   const app = findAppError(error);
@@ -81,7 +82,10 @@ export function internalErrorLogger(component: string): ApolloServerPlugin<Subgr
             let cause: unknown = error;
             while ((cause as { originalError?: unknown }).originalError) cause = (cause as { originalError: unknown }).originalError;
             const err = cause as Error;
-            contextValue.ctx.log.error({ component, err: { message: err.message, stack: err.stack }, path: error.path }, 'graphql internal error');
+            contextValue.ctx.log.error(
+              { component, err: { message: err.message, stack: err.stack }, path: error.path },
+              'graphql internal error',
+            );
           }
         },
       };

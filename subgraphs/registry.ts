@@ -46,7 +46,10 @@ export function subgraphSdl(name: SubgraphName): string {
   const parts = [fs.readFileSync(path.join(SCHEMA_DIR, `${name}.graphql`), 'utf8')];
   const dir = path.join(SCHEMA_DIR, name);
   if (fs.existsSync(dir)) {
-    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort()) {
+    for (const file of fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.graphql'))
+      .sort()) {
       const text = fs.readFileSync(path.join(dir, file), 'utf8');
       if (text.replace(/#.*$/gm, '').trim()) parts.push(text);
     }

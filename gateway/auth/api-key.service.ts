@@ -50,5 +50,7 @@ function touch(platform: Platform, keyId: number): void {
   if ((touched.get(keyId) ?? 0) + TOUCH_EVERY_MS > now) return;
   if (touched.size > 10_000) touched.clear();
   touched.set(keyId, now);
-  authRepository.touchApiKey(platform.pool, keyId).catch((e: Error) => platform.log.warn({ keyId, err: e.message }, 'could not record API key use'));
+  authRepository
+    .touchApiKey(platform.pool, keyId)
+    .catch((e: Error) => platform.log.warn({ keyId, err: e.message }, 'could not record API key use'));
 }

@@ -59,6 +59,8 @@ export function openState(platform: Platform, provider: string, sealed: string |
  */
 export function safeNext(next: unknown, host: string): string | null | false {
   if (next === undefined || next === '') return null;
+  // Control characters are exactly what is refused here.
+  // eslint-disable-next-line no-control-regex
   if (typeof next !== 'string' || next.length > 2000 || /[\u0000-\u001f\\]/.test(next)) return false;
   if (next.startsWith('/')) return next.startsWith('//') ? false : next;
   try {

@@ -74,7 +74,11 @@ export async function startSocialLogin(ctx: RequestContext, provider: string, ne
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
-async function identity(config: oidc.Configuration, provider: string, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): Promise<ExternalIdentity> {
+async function identity(
+  config: oidc.Configuration,
+  provider: string,
+  tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers,
+): Promise<ExternalIdentity> {
   const claims = tokens.claims();
   if (!claims) throw errors.authenticationFailed('The provider returned no ID token.');
   let info: Record<string, unknown> = { ...claims };
@@ -99,7 +103,12 @@ export interface SocialResult {
 }
 
 /** Completes the code flow for the callback URL `url` (path and query as received). */
-export async function completeSocialLogin(ctx: RequestContext, provider: string, url: string, sealed: string | undefined): Promise<SocialResult> {
+export async function completeSocialLogin(
+  ctx: RequestContext,
+  provider: string,
+  url: string,
+  sealed: string | undefined,
+): Promise<SocialResult> {
   const p = providerConfig(ctx.platform, provider);
   const saved = openState(ctx.platform, provider, sealed);
   if (!saved) throw errors.authenticationFailed('Social sign-in expired or was not started here; start again.');

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../subgraphs/core/db.js';
 import { errors } from '../../subgraphs/core/errors.js';
 import type { Platform } from '../../subgraphs/core/platform.js';
-import { userRepository, type User } from '../../subgraphs/tenancy/user.repository.js';
+import { userRepository } from '../../subgraphs/tenancy/user.repository.js';
 import { authRepository } from './auth.repository.js';
 import { authUserFromRecord, type AuthUser } from './token.repository.js';
 
@@ -18,7 +18,6 @@ export interface ExternalIdentity {
   givenName: string | null;
   familyName: string | null;
 }
-
 
 function usernameBase(id: ExternalIdentity): string {
   const raw = id.preferredUsername || id.email?.split('@')[0] || `${id.provider}-user`;

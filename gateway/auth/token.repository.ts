@@ -59,10 +59,7 @@ export type RefreshRefusal = 'unknown' | 'reused' | 'user_inactive';
 export const tokenRepository = {
   /** The active user with this uuid, or null (inactive, soft-deleted or absent). */
   async activeUserByUuid(db: Queryable, uuid: string): Promise<AuthUser | null> {
-    const { rows } = await db.query(
-      `SELECT ${USER_COLUMNS} FROM users u WHERE u.uuid = $1 AND u.is_active AND NOT u.is_deleted`,
-      [uuid],
-    );
+    const { rows } = await db.query(`SELECT ${USER_COLUMNS} FROM users u WHERE u.uuid = $1 AND u.is_active AND NOT u.is_deleted`, [uuid]);
     return rows[0] ? toAuthUser(rows[0]) : null;
   },
 
@@ -117,9 +114,7 @@ export const tokenRepository = {
   },
 
   async revokeFamily(db: Queryable, familyId: string): Promise<number> {
-    const res = await db.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [
-      familyId,
-    ]);
+    const res = await db.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);
     return res.rowCount ?? 0;
   },
 
@@ -136,10 +131,7 @@ export const tokenRepository = {
   async revokeAccess(db: Queryable, jti: string, expiresAt: Date): Promise<void> {
     // Rows are useless once the token would have expired anyway; prune them here.
     await db.query('DELETE FROM revoked_access_tokens WHERE expires_at < now()');
-    await db.query('INSERT INTO revoked_access_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING', [
-      jti,
-      expiresAt,
-    ]);
+    await db.query('INSERT INTO revoked_access_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING', [jti, expiresAt]);
   },
 
   async revokedAccessJtis(db: Queryable): Promise<string[]> {

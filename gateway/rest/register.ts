@@ -23,7 +23,11 @@ export function makeHandler(spec: RouteSpec) {
     // Fastify parses text/plain into a string; table routes take JSON bodies (raw uploads need
     // a parser of their own that yields a Buffer or a stream), so a string body is the wrong type.
     if (typeof request.body === 'string') {
-      throw errors.unsupportedMediaType(String(request.headers['content-type'] ?? 'unknown').split(';')[0].slice(0, 100));
+      throw errors.unsupportedMediaType(
+        String(request.headers['content-type'] ?? 'unknown')
+          .split(';')[0]
+          .slice(0, 100),
+      );
     }
     const input: RestInput = {
       params: request.params as Record<string, string>,

@@ -45,7 +45,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
@@ -183,7 +186,10 @@ function masterKey(env: Env): string | null {
 function previousMasterKeys(env: Env): string[] {
   const raw = optional(env, 'SECRETS_PREVIOUS_MASTER_KEYS');
   if (raw === null) return [];
-  const keys = raw.split(',').map((k) => k.trim()).filter(Boolean);
+  const keys = raw
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   keys.forEach((k, i) => {
     if (Buffer.from(k, 'base64').length !== 32) {
       throw new ConfigError('SECRETS_PREVIOUS_MASTER_KEYS', `entry ${i} must be 32 bytes encoded in base64`);

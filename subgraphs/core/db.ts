@@ -45,7 +45,11 @@ export function createPrisma(pool: pg.Pool): PrismaClient {
 }
 
 export function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; cause?: { code?: string; originalCode?: string }; meta?: { driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } };
+  const err = e as {
+    code?: string;
+    cause?: { code?: string; originalCode?: string };
+    meta?: { driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } };
+  };
   return (
     err?.code === '23505' ||
     err?.code === 'P2002' ||

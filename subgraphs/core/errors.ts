@@ -37,8 +37,7 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 export const errors = {
   invalid: (message = 'Invalid input.', fieldErrors?: FieldErrors, details?: Record<string, unknown>) =>
     new AppError({ code: 'invalid', status: 400, message, errors: fieldErrors, details }),
-  field: (field: string, message: string) =>
-    new AppError({ code: 'invalid', status: 400, message, errors: { [field]: [message] } }),
+  field: (field: string, message: string) => new AppError({ code: 'invalid', status: 400, message, errors: { [field]: [message] } }),
   parse: (message = 'Malformed request body.') => new AppError({ code: 'parse_error', status: 400, message }),
   unsupportedMediaType: (type: string) =>
     new AppError({ code: 'unsupported_media_type', status: 415, message: `Unsupported media type "${type}" in request.` }),
@@ -48,8 +47,7 @@ export const errors = {
     new AppError({ code: 'not_authenticated', status: 401, message }),
   authenticationFailed: (message = 'Incorrect authentication credentials.') =>
     new AppError({ code: 'authentication_failed', status: 401, message }),
-  tokenNotValid: (message = 'Given token not valid for any token type.') =>
-    new AppError({ code: 'token_not_valid', status: 401, message }),
+  tokenNotValid: (message = 'Given token not valid for any token type.') => new AppError({ code: 'token_not_valid', status: 401, message }),
   permissionDenied: (message = 'You do not have permission to perform this action.') =>
     new AppError({ code: 'permission_denied', status: 403, message }),
   csrfFailed: (message = 'CSRF Failed: CSRF token missing or incorrect.') =>
@@ -72,7 +70,7 @@ export const errors = {
     new AppError({
       code: 'tenant_required',
       status: 400,
-      message: 'This route needs a site: call it on one of the site\'s domains.',
+      message: "This route needs a site: call it on one of the site's domains.",
     }),
   unavailable: (message: string) => new AppError({ code: 'service_unavailable', status: 503, message }),
   internal: () => new AppError({ code: 'internal_error', status: 500, message: 'Internal server error.' }),

@@ -9,7 +9,17 @@ export const MAX_SLUG_LENGTH = 50;
 // Letters that Unicode does not decompose into a base letter plus accents, so NFKD alone
 // would turn them into separators ("Straße" → "stra-e").
 const TRANSLITERATE: Record<string, string> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ł: 'l', ı: 'i', ŧ: 't', ħ: 'h',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ł: 'l',
+  ı: 'i',
+  ŧ: 't',
+  ħ: 'h',
 };
 
 export function slugify(input: string, fallback = 'item'): string {

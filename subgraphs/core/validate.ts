@@ -14,7 +14,10 @@ addFormats(ajv, ['email', 'uuid', 'date-time', 'uri']);
 const compiled = new WeakMap<object, ValidateFunction>();
 
 function fieldOf(e: ErrorObject): string {
-  const path = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (e.keyword === 'required') path.push((e.params as { missingProperty: string }).missingProperty);
   return path.join('.') || 'non_field_errors';
 }
@@ -26,11 +29,15 @@ function messageOf(e: ErrorObject): string {
     case 'type':
       return `Must be of type ${(e.params as { type: string }).type}.`;
     case 'format':
-      return (e.params as { format: string }).format === 'email' ? 'Enter a valid e-mail address.' : `Must be a valid ${(e.params as { format: string }).format}.`;
+      return (e.params as { format: string }).format === 'email'
+        ? 'Enter a valid e-mail address.'
+        : `Must be a valid ${(e.params as { format: string }).format}.`;
     case 'enum':
       return `Must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}.`;
     case 'minLength':
-      return (e.params as { limit: number }).limit === 1 ? 'This field may not be blank.' : `Use at least ${(e.params as { limit: number }).limit} characters.`;
+      return (e.params as { limit: number }).limit === 1
+        ? 'This field may not be blank.'
+        : `Use at least ${(e.params as { limit: number }).limit} characters.`;
     case 'maxLength':
       return `Use at most ${(e.params as { limit: number }).limit} characters.`;
     case 'additionalProperties':

@@ -14,7 +14,12 @@ export const dataErrors = {
   badField: (field: string, detail: string, error = 'Validation failed.') =>
     new AppError({ code: 'invalid', status: 400, message: error, details: { detail, field } }),
   tableNotFound: (name: string) =>
-    new AppError({ code: 'not_found', status: 404, message: 'Datatable not found.', details: { detail: `No datatable named "${name}" in this app.` } }),
+    new AppError({
+      code: 'not_found',
+      status: 404,
+      message: 'Datatable not found.',
+      details: { detail: `No datatable named "${name}" in this app.` },
+    }),
   recordNotFound: (id: string) =>
     new AppError({ code: 'not_found', status: 404, message: 'Record not found.', details: { detail: `No record with id "${id}".` } }),
   unique: (field: string, detail: string) =>

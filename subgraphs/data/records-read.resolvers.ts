@@ -35,7 +35,12 @@ export const recordReadResolvers: GraphQLResolverMap<SubgraphContext> = {
     records: async (_: unknown, args: RecordsArgs, { ctx }) => {
       const list = await listRecords(ctx, args.app, args.table, recordsQuery(args));
       const { offset, limit } = list.paging;
-      return { items: list.records.map((r) => toGraphRecord(list.table, r)), total: list.total, page: Math.floor(offset / limit) + 1, pageSize: limit };
+      return {
+        items: list.records.map((r) => toGraphRecord(list.table, r)),
+        total: list.total,
+        page: Math.floor(offset / limit) + 1,
+        pageSize: limit,
+      };
     },
     record: async (_: unknown, args: { app: string; table: string; id: string; includeDeleted?: boolean | null }, { ctx }) => {
       const q: Query = args.includeDeleted ? { include_deleted: 'true' } : {};

@@ -7,7 +7,15 @@ import type { DeletedMode } from './query/filter.js';
 import { toGraphRecord } from './query/graph-record.js';
 import { upsertRecords } from './records/record-upsert.service.js';
 import { parseFilterParam } from './records/write-params.js';
-import { createRecords, deleteByIds, deleteRecord, deleteWhere, patchRecord, patchRecords, patchWhere } from './records/record-write.service.js';
+import {
+  createRecords,
+  deleteByIds,
+  deleteRecord,
+  deleteWhere,
+  patchRecord,
+  patchRecords,
+  patchWhere,
+} from './records/record-write.service.js';
 
 interface TableArgs {
   app: string;

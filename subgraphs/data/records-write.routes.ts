@@ -39,7 +39,10 @@ export const recordWriteRoutes: RouteSpec[] = [
     return many ? ok(`${records.length} records created successfully.`, records) : ok('Record created successfully.', records[0]);
   }),
   route('POST', DATA + 'upsert/', 'Update the record matching `unique_fields`, else create it (object or array)', async (ctx, i) => {
-    const names = (param(i.query, 'unique_fields') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const names = (param(i.query, 'unique_fields') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const r = await upsertRecords(ctx, i.params.app, i.params.name, i.body, names);
     const anyCreated = r.created.some(Boolean);
     const body = r.many

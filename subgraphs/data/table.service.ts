@@ -40,7 +40,9 @@ function toViews(ctx: RequestContext, schemaName: string, tables: DataTable[]): 
 
 async function schemaNameOf(ctx: RequestContext, siteId: number): Promise<string> {
   if (ctx.site?.id === siteId) return ctx.site.schemaName;
-  const { rows } = await ctx.platform.pool.query<{ schema_name: string }>(prepared('SELECT schema_name FROM sites WHERE id = $1', [siteId]));
+  const { rows } = await ctx.platform.pool.query<{ schema_name: string }>(
+    prepared('SELECT schema_name FROM sites WHERE id = $1', [siteId]),
+  );
   return rows[0].schema_name;
 }
 
@@ -53,7 +55,15 @@ export async function listTables(ctx: RequestContext, appId: string, query: Quer
   const page = parsePage(query, { pageSize: 20, max: TABLE_PAGE.max });
   const schemaName = await schemaNameOf(ctx, app.siteId);
   const { rows, total } = await catalogueRepository.page(ctx.platform.pool, app.id, page.pageSize, page.offset);
-  return { page, count: total, items: toViews(ctx, schemaName, rows.map((r) => tableFromRow(ctx, r, schemaName))) };
+  return {
+    page,
+    count: total,
+    items: toViews(
+      ctx,
+      schemaName,
+      rows.map((r) => tableFromRow(ctx, r, schemaName)),
+    ),
+  };
 }
 
 /** One table, or null when the app has none of that name (an unknown app is still an error). */
@@ -67,7 +77,12 @@ export async function findTable(ctx: RequestContext, appRef: string, name: strin
   }
 }
 
-export async function createSchemaGql(ctx: RequestContext, appRef: string, pkg: unknown, allowDataLoss?: boolean | null): Promise<DataTableView[]> {
+export async function createSchemaGql(
+  ctx: RequestContext,
+  appRef: string,
+  pkg: unknown,
+  allowDataLoss?: boolean | null,
+): Promise<DataTableView[]> {
   const r = await createSchema(ctx, appRef, pkg, allowDataLoss ? { allow_data_loss: 'true' } : {});
   return toViews(ctx, ctx.site!.schemaName, r.tables);
 }

@@ -16,7 +16,9 @@ export const datatableRoutes: RouteSpec[] = [
     const r = await createSchema(ctx, i.params.app, i.body, i.query);
     return new RestResult(r.status, r.body);
   }),
-  route('GET', TABLES + ':name/', 'One datatable with its schema and exact row_count', (ctx, i) => getTable(ctx, i.params.app, i.params.name)),
+  route('GET', TABLES + ':name/', 'One datatable with its schema and exact row_count', (ctx, i) =>
+    getTable(ctx, i.params.app, i.params.name),
+  ),
   route('DELETE', TABLES + ':name/', 'Drop a datatable (force=true also drops foreign keys pointing at it)', (ctx, i) =>
     deleteTable(ctx, i.params.app, i.params.name, i.query),
   ),

@@ -27,10 +27,7 @@ export const dataKeyRepository = {
   /** The key new values are sealed with: the highest version not retired. */
   async current(db: Queryable, siteId: number): Promise<DataKeyRow | null> {
     const { rows } = await db.query(
-      prepared(
-        `SELECT ${COLUMNS} FROM secret_data_keys WHERE site_id = $1 AND retired_at IS NULL ORDER BY version DESC LIMIT 1`,
-        [siteId],
-      ),
+      prepared(`SELECT ${COLUMNS} FROM secret_data_keys WHERE site_id = $1 AND retired_at IS NULL ORDER BY version DESC LIMIT 1`, [siteId]),
     );
     return (rows[0] as DataKeyRow) ?? null;
   },
@@ -58,7 +55,10 @@ export const dataKeyRepository = {
   /** Replaces the wrapping only if it is still the one read (a concurrent rotation may have won). */
   async rewrap(db: Queryable, id: number, fromMasterKeyId: string, wrappedKey: Buffer, masterKeyId: string): Promise<void> {
     await db.query('UPDATE secret_data_keys SET wrapped_key = $3, master_key_id = $4 WHERE id = $1 AND master_key_id = $2', [
-      id, fromMasterKeyId, wrappedKey, masterKeyId,
+      id,
+      fromMasterKeyId,
+      wrappedKey,
+      masterKeyId,
     ]);
   },
 

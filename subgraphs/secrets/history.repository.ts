@@ -47,7 +47,13 @@ export const historyRepository = {
     return {
       total: count,
       rows: rows.map((r): HistoryRow => ({
-        action: r.action, username: r.username, createdAt: r.created_at, key: r.key, appSlug: r.app_slug, secretType: r.secret_type, changes: r.changes,
+        action: r.action,
+        username: r.username,
+        createdAt: r.created_at,
+        key: r.key,
+        appSlug: r.app_slug,
+        secretType: r.secret_type,
+        changes: r.changes,
       })),
     };
   },

@@ -66,7 +66,12 @@ async function newVersion(host: KeyringHost, siteId: number): Promise<number> {
 
 /** One pass over the site's values not yet on `version`, a locked batch per transaction. */
 async function reencryptPass(
-  host: KeyringHost, siteId: number, version: number, batchSize: number, summary: RotationSummary, failed: Set<number>,
+  host: KeyringHost,
+  siteId: number,
+  version: number,
+  batchSize: number,
+  summary: RotationSummary,
+  failed: Set<number>,
 ): Promise<void> {
   const newKey = await dataKey(host, siteId, version);
   let lastId = 0;
@@ -79,7 +84,11 @@ async function reencryptPass(
         let value: unknown;
         try {
           value = decryptWith(await dataKey(host, siteId, r.key_version, client), id, {
-            valuePlain: null, ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyVersion: r.key_version,
+            valuePlain: null,
+            ciphertext: r.ciphertext,
+            iv: r.iv,
+            authTag: r.auth_tag,
+            keyVersion: r.key_version,
           });
         } catch (e) {
           if (!isAppError(e)) throw e;
@@ -88,7 +97,11 @@ async function reencryptPass(
         }
         const sealed = encryptWith(newKey, version, id, value);
         await client.query('UPDATE secrets SET ciphertext = $2, iv = $3, auth_tag = $4, key_version = $5 WHERE id = $1', [
-          r.id, sealed.ciphertext, sealed.iv, sealed.authTag, version,
+          r.id,
+          sealed.ciphertext,
+          sealed.iv,
+          sealed.authTag,
+          version,
         ]);
         summary.reencrypted++;
       }

@@ -29,7 +29,8 @@ export function parseSecretReference(ref: string): ParsedReference | null {
 export async function resolveSecretReference(ctx: RequestContext, appId: number | null, ref: string): Promise<unknown> {
   const site = siteOf(ctx);
   const parsed = parseSecretReference(ref);
-  if (!parsed) throw secretsError(400, 'secret_resolution_error', 'Invalid secret reference.', 'Expected secret.<key> or secret.<key>.<field>.');
+  if (!parsed)
+    throw secretsError(400, 'secret_resolution_error', 'Invalid secret reference.', 'Expected secret.<key> or secret.<key>.<field>.');
   const row = await secretRepository.findFirst(ctx.platform.pool, site.id, appId, parsed.key);
   if (!row) throw resolutionError(`No secret with key "${parsed.key}".`);
   const value = await openValue(ctx.platform, identityOf(row), row.stored);

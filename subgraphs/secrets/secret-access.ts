@@ -17,7 +17,12 @@ export function siteOf(ctx: RequestContext): SiteRef {
 }
 
 const unauthenticated = () =>
-  secretsError(401, 'not_authenticated', 'Authentication credentials were not provided.', 'Private and sensitive secrets need authentication.');
+  secretsError(
+    401,
+    'not_authenticated',
+    'Authentication credentials were not provided.',
+    'Private and sensitive secrets need authentication.',
+  );
 export const forbidden = (what: string) =>
   secretsError(403, 'permission_denied', 'You do not have permission to perform this action.', `Missing permission ${what} on this site.`);
 

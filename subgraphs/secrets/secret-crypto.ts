@@ -71,7 +71,12 @@ export async function sealValue(platform: Platform | KeyringHost, id: SecretIden
  * Opens a stored value. With the data key already in memory this runs no query. `db` lets a
  * caller inside a transaction read a data key it has just created.
  */
-export async function openValue(platform: Platform | KeyringHost, id: SecretIdentity, stored: SealedValue, db?: Queryable): Promise<unknown> {
+export async function openValue(
+  platform: Platform | KeyringHost,
+  id: SecretIdentity,
+  stored: SealedValue,
+  db?: Queryable,
+): Promise<unknown> {
   // Public values are returned as stored (a row sealed while its type was public stays readable).
   if (stored.ciphertext === null || stored.ciphertext === undefined) return stored.valuePlain;
   if (stored.keyVersion === null || stored.keyVersion === undefined) throw errors.secretUndecryptable();

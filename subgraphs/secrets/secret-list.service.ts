@@ -21,7 +21,10 @@ function filters(query: Query): Omit<ListFilter, 'siteId' | 'appId' | 'limit' | 
   return {
     search: parseSearch(query),
     key: text('key'),
-    tagSlugs: text('tags')?.split(',').map((s) => s.trim()).filter(Boolean),
+    tagSlugs: text('tags')
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     typeSlug: text('secret_type'),
     createdBy: text('created_by'),
     orderSql: order.map((o) => `${o.column} ${o.desc ? 'DESC' : 'ASC'}${o.desc ? ' NULLS LAST' : ' NULLS FIRST'}`).join(', '),
@@ -37,7 +40,11 @@ export async function listSecretsRest(ctx: RequestContext, query: Query, url: st
   const tier = await tierOf(ctx, param(query, 'app'));
   const page = parsePage(query);
   const { rows, count } = await secretRepository.list(ctx.platform.pool, {
-    siteId: site.id, appId: tier.appId, ...filters(query), limit: page.pageSize, offset: page.offset,
+    siteId: site.id,
+    appId: tier.appId,
+    ...filters(query),
+    limit: page.pageSize,
+    offset: page.offset,
   });
   const items: SecretView[] = await Promise.all(rows.map((r) => toSecretView(ctx, r)));
   const p = toPage(url, page, count, items);
@@ -60,7 +67,11 @@ export async function listSecrets(ctx: RequestContext, siteId: string, query: Qu
   const site = await requireSite(ctx, siteId, 'secrets:read');
   const page = parsePage(query);
   const { rows, count } = await secretRepository.list(ctx.platform.pool, {
-    siteId: site.id, search: parseSearch(query), orderSql: 's.key ASC, s.app_id ASC NULLS FIRST', limit: page.pageSize, offset: page.offset,
+    siteId: site.id,
+    search: parseSearch(query),
+    orderSql: 's.key ASC, s.app_id ASC NULLS FIRST',
+    limit: page.pageSize,
+    offset: page.offset,
   });
   const items: SecretSummary[] = rows.map((r) => ({ key: r.key, secretType: r.typeName, tags: r.tagNames, app: r.appSlug }));
   return { page, count, items };

@@ -68,7 +68,13 @@ function where(f: TypeFilter): { sql: string; params: unknown[] } {
 export async function listTypes(pool: pg.Pool, f: TypeFilter, order: OrderBy[], limit: number, offset: number) {
   const w = where(f);
   const orderSql = [...order.map((o) => `${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 'id ASC'].join(', ');
-  return queryPage<SecretTypeRow>(pool, { select: COLS, from: 'FROM secret_types', where: w, orderBy: orderSql, page: { pageSize: limit, offset } });
+  return queryPage<SecretTypeRow>(pool, {
+    select: COLS,
+    from: 'FROM secret_types',
+    where: w,
+    orderBy: orderSql,
+    page: { pageSize: limit, offset },
+  });
 }
 
 export async function findBySlug(pool: pg.Pool, siteId: number, slug: string): Promise<SecretTypeRow | undefined> {
@@ -77,15 +83,20 @@ export async function findBySlug(pool: pg.Pool, siteId: number, slug: string): P
 }
 
 export async function nameTaken(pool: pg.Pool, siteId: number, name: string, exceptId?: number): Promise<boolean> {
-  const { rows } = await pool.query('SELECT 1 FROM secret_types WHERE site_id = $1 AND lower(name) = lower($2) AND id <> $3', [siteId, name, exceptId ?? 0]);
+  const { rows } = await pool.query('SELECT 1 FROM secret_types WHERE site_id = $1 AND lower(name) = lower($2) AND id <> $3', [
+    siteId,
+    name,
+    exceptId ?? 0,
+  ]);
   return rows.length > 0;
 }
 
 export async function takenSlugs(pool: pg.Pool, siteId: number, base: string): Promise<string[]> {
-  const { rows } = await pool.query<{ slug: string }>(
-    `SELECT slug FROM secret_types WHERE site_id = $1 AND (slug = $2 OR slug LIKE $3)`,
-    [siteId, base, `${base.replace(/[\\%_]/g, (c) => '\\' + c)}-%`],
-  );
+  const { rows } = await pool.query<{ slug: string }>(`SELECT slug FROM secret_types WHERE site_id = $1 AND (slug = $2 OR slug LIKE $3)`, [
+    siteId,
+    base,
+    `${base.replace(/[\\%_]/g, (c) => '\\' + c)}-%`,
+  ]);
   return rows.map((r) => r.slug);
 }
 
@@ -109,7 +120,11 @@ export async function insertType(pool: pg.Pool, t: TypeInsert): Promise<SecretTy
   return rows[0];
 }
 
-export async function updateType(pool: pg.Pool, id: number, set: { name?: string; description?: string; schema?: unknown }): Promise<SecretTypeRow> {
+export async function updateType(
+  pool: pg.Pool,
+  id: number,
+  set: { name?: string; description?: string; schema?: unknown },
+): Promise<SecretTypeRow> {
   const { rows } = await pool.query<SecretTypeRow>(
     `UPDATE secret_types SET name = COALESCE($2, name), description = COALESCE($3, description),
        schema = COALESCE($4::jsonb, schema), modified_at = now()
@@ -126,6 +141,9 @@ export async function secretsUsing(pool: pg.Pool, id: number): Promise<number> {
 
 /** Deletes when no secret uses the type (checked in the same statement); false otherwise. */
 export async function deleteUnused(pool: pg.Pool, id: number): Promise<boolean> {
-  const { rowCount } = await pool.query('DELETE FROM secret_types WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM secrets WHERE secret_type_id = $1)', [id]);
+  const { rowCount } = await pool.query(
+    'DELETE FROM secret_types WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM secrets WHERE secret_type_id = $1)',
+    [id],
+  );
   return (rowCount ?? 0) > 0;
 }

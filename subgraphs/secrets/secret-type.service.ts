@@ -66,7 +66,11 @@ export function validateSecretValue(type: SecretTypeRecord, value: unknown): voi
     compiledByType.set(type.id, entry);
   }
   // Messages name fields and schema constraints only, never the submitted value.
-  if (!entry.fn(value)) throw secretsError(400, 'schema_validation_failed', { error: 'Schema validation failed', detail: toFieldErrors(entry.fn.errors ?? []) });
+  if (!entry.fn(value))
+    throw secretsError(400, 'schema_validation_failed', {
+      error: 'Schema validation failed',
+      detail: toFieldErrors(entry.fn.errors ?? []),
+    });
 }
 
 /** Seeds the system types of a site; idempotent (Prisma transaction or pg client/pool). */
@@ -95,7 +99,12 @@ export async function secretsSite(ctx: RequestContext, permission: 'secrets:read
 }
 
 export const toRecord = (r: repo.SecretTypeRow): SecretTypeRecord => ({
-  id: r.id, slug: r.slug, name: r.name, type: r.type, sensitivityLevel: r.sensitivity_level, schema: r.schema,
+  id: r.id,
+  slug: r.slug,
+  name: r.name,
+  type: r.type,
+  sensitivityLevel: r.sensitivity_level,
+  schema: r.schema,
 });
 
 async function findRow(ctx: RequestContext, siteId: number, slug: string): Promise<repo.SecretTypeRow> {
@@ -111,7 +120,13 @@ export async function requireSecretType(ctx: RequestContext, slug: string): Prom
   return toRecord(await findRow(ctx, ctx.site.id, slug));
 }
 
-const ORDERING = { name: 'name', type: 'type', sensitivity_level: 'sensitivity_level', created_at: 'created_at', modified_at: 'modified_at' };
+const ORDERING = {
+  name: 'name',
+  type: 'type',
+  sensitivity_level: 'sensitivity_level',
+  created_at: 'created_at',
+  modified_at: 'modified_at',
+};
 
 function enumParam<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
   const v = param(query, name)?.trim();
@@ -123,7 +138,12 @@ function enumParam<T extends string>(query: Query, name: string, allowed: readon
 export async function listSecretTypes(ctx: RequestContext, query: Query) {
   const site = await secretsSite(ctx, 'secrets:read');
   const page = parsePage(query);
-  const filter = { siteId: site.id, search: parseSearch(query), type: enumParam(query, 'type', TYPE_KINDS), sensitivity: enumParam(query, 'sensitivity_level', SENSITIVITIES) };
+  const filter = {
+    siteId: site.id,
+    search: parseSearch(query),
+    type: enumParam(query, 'type', TYPE_KINDS),
+    sensitivity: enumParam(query, 'sensitivity_level', SENSITIVITIES),
+  };
   const order = parseOrdering(query, ORDERING, 'name');
   const { rows, count } = await repo.listTypes(ctx.platform.pool, filter, order, page.pageSize, page.offset);
   return { page, count, items: rows };
@@ -135,7 +155,8 @@ export async function getSecretType(ctx: RequestContext, slug: string): Promise<
 }
 
 function bodyOf(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalid('Invalid input.', { non_field_errors: ['Expected a JSON object.'] });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw errors.invalid('Invalid input.', { non_field_errors: ['Expected a JSON object.'] });
   return body as Record<string, unknown>;
 }
 
@@ -152,7 +173,8 @@ function text(b: Record<string, unknown>, field: string, errs: FieldErrors, max:
   return undefined;
 }
 
-const duplicateName = (name: string) => secretsError(400, 'duplicate_name', { message: `A secret type named "${name}" already exists.`, field: 'name' });
+const duplicateName = (name: string) =>
+  secretsError(400, 'duplicate_name', { message: `A secret type named "${name}" already exists.`, field: 'name' });
 
 export async function createSecretType(ctx: RequestContext, body: unknown): Promise<repo.SecretTypeRow> {
   const site = await secretsSite(ctx, 'secrets:write');
@@ -169,16 +191,24 @@ export async function createSecretType(ctx: RequestContext, body: unknown): Prom
   compileSchema(b.schema);
   const pool = ctx.platform.pool;
   if (await repo.nameTaken(pool, site.id, name!)) throw duplicateName(name!);
-  const isSlugConflict = (e: unknown) => isUniqueViolation(e) && (e as { constraint?: string }).constraint !== 'secret_types_site_id_name_key';
+  const isSlugConflict = (e: unknown) =>
+    isUniqueViolation(e) && (e as { constraint?: string }).constraint !== 'secret_types_site_id_name_key';
   try {
     return await withUniqueSlug({
       base: slugify(name!, 'secret-type'),
       taken: (base) => repo.takenSlugs(pool, site.id, base),
       isSlugConflict,
-      insert: (slug) => repo.insertType(pool, {
-        siteId: site.id, slug, name: name!, description, type: type as string, sensitivity: sensitivity as string, schema: b.schema,
-        createdById: ctx.principal.kind === 'user' ? ctx.principal.userId : null,
-      }),
+      insert: (slug) =>
+        repo.insertType(pool, {
+          siteId: site.id,
+          slug,
+          name: name!,
+          description,
+          type: type as string,
+          sensitivity: sensitivity as string,
+          schema: b.schema,
+          createdById: ctx.principal.kind === 'user' ? ctx.principal.userId : null,
+        }),
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw duplicateName(name!); // a concurrent create of the same name
@@ -190,9 +220,15 @@ export async function updateSecretType(ctx: RequestContext, slug: string, body: 
   const site = await secretsSite(ctx, 'secrets:write');
   const row = await findRow(ctx, site.id, slug);
   const b = bodyOf(body);
-  for (const [field, current] of [['type', row.type], ['sensitivity_level', row.sensitivity_level]] as const) {
+  for (const [field, current] of [
+    ['type', row.type],
+    ['sensitivity_level', row.sensitivity_level],
+  ] as const) {
     if (b[field] !== undefined && b[field] !== current) {
-      throw secretsError(400, 'immutable_field', { error: `The field "${field}" cannot be changed.`, detail: { field, current, attempted: b[field] } });
+      throw secretsError(400, 'immutable_field', {
+        error: `The field "${field}" cannot be changed.`,
+        detail: { field, current, attempted: b[field] },
+      });
     }
   }
   const errs: FieldErrors = {};
@@ -218,10 +254,13 @@ export async function updateSecretType(ctx: RequestContext, slug: string, body: 
 export async function deleteSecretType(ctx: RequestContext, slug: string): Promise<{ message: string; detail: string }> {
   const site = await secretsSite(ctx, 'secrets:write');
   const row = await findRow(ctx, site.id, slug);
-  if (row.type === 'system') throw secretsError(400, 'system_type', { error: `"${row.name}" is a system secret type and cannot be deleted.` });
+  if (row.type === 'system')
+    throw secretsError(400, 'system_type', { error: `"${row.name}" is a system secret type and cannot be deleted.` });
   const inUse = async () => {
     const n = await repo.secretsUsing(ctx.platform.pool, row.id);
-    return secretsError(400, 'type_in_use', { error: `Secret type "${row.name}" is used by ${n} secret${n === 1 ? '' : 's'} and cannot be deleted.` });
+    return secretsError(400, 'type_in_use', {
+      error: `Secret type "${row.name}" is used by ${n} secret${n === 1 ? '' : 's'} and cannot be deleted.`,
+    });
   };
   try {
     if (!(await repo.deleteUnused(ctx.platform.pool, row.id))) throw await inUse();

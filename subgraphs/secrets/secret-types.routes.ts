@@ -20,23 +20,46 @@ export const toSecretTypeView = (t: SecretTypeRow) => ({
 });
 
 /** The seed's list shape: `{items, count, next, previous}`. */
-export function itemsPage<S, T>(ctx: RequestContext, input: RestInput, r: { page: PageRequest; count: number; items: S[] }, view: (s: S) => T) {
+export function itemsPage<S, T>(
+  ctx: RequestContext,
+  input: RestInput,
+  r: { page: PageRequest; count: number; items: S[] },
+  view: (s: S) => T,
+) {
   const p = toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(view));
   return { items: p.results, count: p.count, next: p.next, previous: p.previous };
 }
 
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, status?: number): RouteSpec {
-  return { method, path, scope: 'site', auth: 'required', errorStyle: 'secrets', module: 'secrets', summary, handler, ...(status ? { status } : {}) };
+  return {
+    method,
+    path,
+    scope: 'site',
+    auth: 'required',
+    errorStyle: 'secrets',
+    module: 'secrets',
+    summary,
+    handler,
+    ...(status ? { status } : {}),
+  };
 }
 
 export const secretTypesRoutes: RouteSpec[] = [
-  route('GET', '/secret-types/', 'Secret types of the site', async (ctx, i) => itemsPage(ctx, i, await listSecretTypes(ctx, i.query), toSecretTypeView)),
+  route('GET', '/secret-types/', 'Secret types of the site', async (ctx, i) =>
+    itemsPage(ctx, i, await listSecretTypes(ctx, i.query), toSecretTypeView),
+  ),
   route('POST', '/secret-types/', 'Create a secret type', async (ctx, i) => toSecretTypeView(await createSecretType(ctx, i.body)), 201),
   route('GET', '/secret-types/:slug/', 'One secret type', async (ctx, i) => toSecretTypeView(await getSecretType(ctx, i.params.slug))),
   route('PUT', '/secret-types/:slug/', 'Update name, description or schema of a secret type', async (ctx, i) =>
     toSecretTypeView(await updateSecretType(ctx, i.params.slug, i.body)),
   ),
-  route('DELETE', '/secret-types/:slug/', 'Delete an unused custom secret type', async (ctx, i) => deleteSecretType(ctx, i.params.slug), 200),
+  route(
+    'DELETE',
+    '/secret-types/:slug/',
+    'Delete an unused custom secret type',
+    async (ctx, i) => deleteSecretType(ctx, i.params.slug),
+    200,
+  ),
   route('GET', '/apps/:app/secrets/types/', 'Secret types available to an app', async (ctx, i) => {
     await resolveApp(ctx, i.params.app);
     return itemsPage(ctx, i, await listSecretTypes(ctx, i.query), toSecretTypeView);

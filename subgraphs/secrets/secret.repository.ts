@@ -35,10 +35,24 @@ LEFT JOIN LATERAL (SELECT array_agg(g.id ORDER BY g.name) AS ids, array_agg(g.na
 const SELECT = `SELECT ${SECRET_COLUMNS} ${SECRET_FROM}`;
 
 interface RawRow {
-  id: number; site_id: number; app_id: number | null; app_slug: string | null; key: string; secret_type_id: number;
-  type_slug: string; type_name: string; sensitivity_level: Sensitivity; value_plain: unknown; ciphertext: Buffer | null;
-  iv: Buffer | null; auth_tag: Buffer | null; key_version: number | null; created_at: Date;
-  tag_ids: number[]; tag_names: string[]; tag_slugs: string[];
+  id: number;
+  site_id: number;
+  app_id: number | null;
+  app_slug: string | null;
+  key: string;
+  secret_type_id: number;
+  type_slug: string;
+  type_name: string;
+  sensitivity_level: Sensitivity;
+  value_plain: unknown;
+  ciphertext: Buffer | null;
+  iv: Buffer | null;
+  auth_tag: Buffer | null;
+  key_version: number | null;
+  created_at: Date;
+  tag_ids: number[];
+  tag_names: string[];
+  tag_slugs: string[];
 }
 
 const toRow = (r: RawRow): SecretRow => ({
@@ -88,7 +102,11 @@ function where(f: ListFilter): { sql: string; params: unknown[] } {
   if (f.search) add((n) => `s.key ILIKE ${n}`, `%${f.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
   if (f.key !== undefined) add((n) => `s.key = ${n}`, f.key);
   if (f.tagSlugs?.length)
-    add((n) => `EXISTS (SELECT 1 FROM secret_tag_links l JOIN secret_tags g ON g.id = l.tag_id WHERE l.secret_id = s.id AND g.slug = ANY(${n}::text[]))`, f.tagSlugs);
+    add(
+      (n) =>
+        `EXISTS (SELECT 1 FROM secret_tag_links l JOIN secret_tags g ON g.id = l.tag_id WHERE l.secret_id = s.id AND g.slug = ANY(${n}::text[]))`,
+      f.tagSlugs,
+    );
   if (f.typeSlug !== undefined) add((n) => `t.slug = ${n}`, f.typeSlug);
   if (f.createdBy !== undefined) add((n) => `u.username = ${n}`, f.createdBy);
   return { sql: conds.join(' AND '), params };
@@ -97,9 +115,10 @@ function where(f: ListFilter): { sql: string; params: unknown[] } {
 export const secretRepository = {
   /** One secret of a tier: appId null is the site tier. */
   async findByKey(db: Pick<pg.Pool, 'query'>, siteId: number, appId: number | null, key: string): Promise<SecretRow | null> {
-    const sql = appId === null
-      ? `${SELECT} WHERE s.site_id = $1 AND s.app_id IS NULL AND s.key = $2`
-      : `${SELECT} WHERE s.site_id = $1 AND s.app_id = $3 AND s.key = $2`;
+    const sql =
+      appId === null
+        ? `${SELECT} WHERE s.site_id = $1 AND s.app_id IS NULL AND s.key = $2`
+        : `${SELECT} WHERE s.site_id = $1 AND s.app_id = $3 AND s.key = $2`;
     const { rows } = await db.query<RawRow>(prepared(sql, appId === null ? [siteId, key] : [siteId, key, appId]));
     return rows[0] ? toRow(rows[0]) : null;
   },
@@ -119,9 +138,15 @@ export const secretRepository = {
    * not. `access` is an accessPredicate on alias `st` whose placeholders start at $4.
    */
   async findForRead(
-    db: Pick<pg.Pool, 'query'>, siteId: number, appId: number | null, key: string, access: { sql: string; params: unknown[] }, withSlugs: boolean,
+    db: Pick<pg.Pool, 'query'>,
+    siteId: number,
+    appId: number | null,
+    key: string,
+    access: { sql: string; params: unknown[] },
+    withSlugs: boolean,
   ): Promise<{ row: ReadRow | null; permitted: boolean }> {
-    const tags = (col: string) => `COALESCE((SELECT array_agg(g.${col} ORDER BY g.name) FROM secret_tag_links l JOIN secret_tags g ON g.id = l.tag_id WHERE l.secret_id = s.id), '{}')`;
+    const tags = (col: string) =>
+      `COALESCE((SELECT array_agg(g.${col} ORDER BY g.name) FROM secret_tag_links l JOIN secret_tags g ON g.id = l.tag_id WHERE l.secret_id = s.id), '{}')`;
     const sql = `SELECT x.*, (${access.sql}) AS permitted FROM sites st LEFT JOIN LATERAL (
       SELECT s.id, s.app_id, s.key, t.name AS type_name, t.sensitivity_level, s.value_plain, s.ciphertext, s.iv, s.auth_tag,
         s.key_version, ${tags('name')} AS tag_names${withSlugs ? `, ${tags('slug')} AS tag_slugs` : ''}
@@ -133,7 +158,13 @@ export const secretRepository = {
     if (r?.id == null) return { row: null, permitted: r?.permitted === true };
     return {
       row: {
-        siteId, appId: r.app_id, key: r.key, typeName: r.type_name, sensitivity: r.sensitivity_level, tagNames: r.tag_names, tagSlugs: r.tag_slugs ?? [],
+        siteId,
+        appId: r.app_id,
+        key: r.key,
+        typeName: r.type_name,
+        sensitivity: r.sensitivity_level,
+        tagNames: r.tag_names,
+        tagSlugs: r.tag_slugs ?? [],
         stored: { valuePlain: r.value_plain, ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyVersion: r.key_version },
       },
       permitted: r.permitted === true,
@@ -152,7 +183,10 @@ export const secretRepository = {
     return { rows: rows.map(toRow), count };
   },
 
-  async insert(tx: Tx, data: { siteId: number; appId: number | null; key: string; typeId: number; sealed: SealedValue; userId: number | null }): Promise<number> {
+  async insert(
+    tx: Tx,
+    data: { siteId: number; appId: number | null; key: string; typeId: number; sealed: SealedValue; userId: number | null },
+  ): Promise<number> {
     const row = await tx.secret.create({
       data: {
         siteId: data.siteId,

@@ -7,9 +7,7 @@ import { isUniqueViolation, type Tx } from '../core/db.js';
 import { param, type Query } from '../core/listing.js';
 import { accessPredicate } from '../tenancy/access.service.js';
 import { recordHistory } from './history.service.js';
-import {
-  actor, denyRead, requireWrite, secretNotFound, secretsError, siteOf, SITE_TIER, tierOf, type Tier,
-} from './secret-access.js';
+import { actor, denyRead, requireWrite, secretNotFound, secretsError, siteOf, SITE_TIER, tierOf, type Tier } from './secret-access.js';
 import { openValue, sealValue, type SecretIdentity } from './secret-crypto.js';
 import { recentGrant, rememberGrant } from '../core/grant-cache.js';
 import { secretRepository, type ReadRow, type SecretRow } from './secret.repository.js';
@@ -28,7 +26,10 @@ export interface SecretView {
 const KEY_RE = /^[A-Za-z0-9_-]{1,200}$/;
 
 export const identityOf = (row: Pick<SecretRow, 'siteId' | 'appId' | 'key' | 'sensitivity'>): SecretIdentity => ({
-  siteId: row.siteId, appId: row.appId, key: row.key, sensitivity: row.sensitivity,
+  siteId: row.siteId,
+  appId: row.appId,
+  key: row.key,
+  sensitivity: row.sensitivity,
 });
 
 export async function toSecretView(ctx: RequestContext, row: ReadRow): Promise<SecretView> {
@@ -58,7 +59,12 @@ function parseInput(body: unknown, typeField: 'secret_type' | 'type_slug', defau
   const tags = b.tags ?? [];
   if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string' || !t.trim())) errs.tags = ['Must be a list of tag names or slugs.'];
   if (Object.keys(errs).length) throw invalid(errs);
-  return { key: key as string, typeSlug: (typeSlug as string).trim(), value: b.value, tags: [...new Set((tags as string[]).map((t) => t.trim()))] };
+  return {
+    key: key as string,
+    typeSlug: (typeSlug as string).trim(),
+    value: b.value,
+    tags: [...new Set((tags as string[]).map((t) => t.trim()))],
+  };
 }
 
 /** The type, validated value and sealed form for a write. */
@@ -70,7 +76,12 @@ async function prepareValue(ctx: RequestContext, tier: Tier, input: SecretInput)
 }
 
 const duplicate = (key: string, tier: Tier) =>
-  secretsError(409, 'conflict', 'Secret already exists.', `A secret with key "${key}" already exists at ${tier.appSlug ? `app "${tier.appSlug}"` : 'site'} level.`);
+  secretsError(
+    409,
+    'conflict',
+    'Secret already exists.',
+    `A secret with key "${key}" already exists at ${tier.appSlug ? `app "${tier.appSlug}"` : 'site'} level.`,
+  );
 
 /** Runs a write transaction, turning a key collision into the documented 409. */
 async function write<T>(ctx: RequestContext, key: string, tier: Tier, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -98,10 +109,26 @@ export async function createSecret(ctx: RequestContext, body: unknown, appRef?: 
   const who = actor(ctx);
   await write(ctx, input.key, tier, async (tx) => {
     const tags = await resolveTags(ctx, tx, input.tags);
-    const id = await secretRepository.insert(tx, { siteId: site.id, appId: tier.appId, key: input.key, typeId: type.id, sealed, userId: who.userId });
-    await secretRepository.setTags(tx, id, tags.map((t) => t.id));
+    const id = await secretRepository.insert(tx, {
+      siteId: site.id,
+      appId: tier.appId,
+      key: input.key,
+      typeId: type.id,
+      sealed,
+      userId: who.userId,
+    });
+    await secretRepository.setTags(
+      tx,
+      id,
+      tags.map((t) => t.id),
+    );
     await recordHistory(tx, {
-      siteId: site.id, ...tier, key: input.key, secretType: type.name, action: '+', ...who,
+      siteId: site.id,
+      ...tier,
+      key: input.key,
+      secretType: type.name,
+      action: '+',
+      ...who,
       changes: { secret_type: type.slug, tags: tags.map((t) => t.slug).sort() },
     });
   });
@@ -122,8 +149,15 @@ export async function getSecret(ctx: RequestContext, key: string, query: Query):
   // Lookup and permission in one query: every answer needs both.
   // A grant seen in the last moments skips the permission predicate (core/grant-cache.ts).
   const cached = recentGrant<boolean>(ctx, 'secrets:read', String(site.id)) === true;
-  const access = cached ? { sql: 'TRUE', params: [] } : ctx.principal.kind === 'anonymous' ? { sql: 'FALSE', params: [] } : accessPredicate(ctx, 'secrets:read', 'site', 'st', 4);
-  const wanted = (param(query, 'tags') ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+  const access = cached
+    ? { sql: 'TRUE', params: [] }
+    : ctx.principal.kind === 'anonymous'
+      ? { sql: 'FALSE', params: [] }
+      : accessPredicate(ctx, 'secrets:read', 'site', 'st', 4);
+  const wanted = (param(query, 'tags') ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   const { row, permitted } = await secretRepository.findForRead(ctx.platform.pool, site.id, tier.appId, key, access, wanted.length > 0);
   if (permitted && !cached) rememberGrant(ctx, 'secrets:read', String(site.id), true);
   if (row && row.sensitivity !== 'public' && !permitted) throw denyRead(ctx);
@@ -149,14 +183,21 @@ export async function replaceSecret(ctx: RequestContext, key: string, query: Que
   await write(ctx, input.key, tier, async (tx) => {
     const tags = await resolveTags(ctx, tx, input.tags);
     await secretRepository.replace(tx, row.id, { key: input.key, typeId: type.id, sealed, userId: who.userId });
-    await secretRepository.setTags(tx, row.id, tags.map((t) => t.id));
+    await secretRepository.setTags(
+      tx,
+      row.id,
+      tags.map((t) => t.id),
+    );
     // Attribute changes only; the value is always replaced and recorded as such, never shown.
     const newSlugs = tags.map((t) => t.slug);
     const changes: Record<string, unknown> = { value_replaced: true };
     if (input.key !== row.key) changes.key = { from: row.key, to: input.key };
     if (type.id !== row.typeId) changes.secret_type = { from: row.typeSlug, to: type.slug };
     if (!sameSet(newSlugs, row.tagSlugs)) {
-      changes.tags = { added: newSlugs.filter((s) => !row.tagSlugs.includes(s)).sort(), removed: row.tagSlugs.filter((s) => !newSlugs.includes(s)).sort() };
+      changes.tags = {
+        added: newSlugs.filter((s) => !row.tagSlugs.includes(s)).sort(),
+        removed: row.tagSlugs.filter((s) => !newSlugs.includes(s)).sort(),
+      };
     }
     await recordHistory(tx, { siteId: row.siteId, ...tier, key: input.key, secretType: type.name, action: '~', ...who, changes });
   });
@@ -170,7 +211,13 @@ export async function deleteSecret(ctx: RequestContext, key: string, query: Quer
   await write(ctx, key, tier, async (tx) => {
     await secretRepository.remove(tx, row.id);
     await recordHistory(tx, {
-      siteId: row.siteId, ...tier, key, secretType: row.typeName, action: '-', ...who, changes: { secret_type: row.typeSlug, tags: row.tagSlugs },
+      siteId: row.siteId,
+      ...tier,
+      key,
+      secretType: row.typeName,
+      action: '-',
+      ...who,
+      changes: { secret_type: row.typeSlug, tags: row.tagSlugs },
     });
   });
   const where = tier.appSlug ? `app "${tier.appSlug}"` : 'site';

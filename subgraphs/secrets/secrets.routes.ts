@@ -17,15 +17,21 @@ const SECRET_SCHEMA = {
 };
 
 export const secretsRoutes: RouteSpec[] = [
-  route('GET', '/secrets/', 'Secrets of one tier (site, or `app`), values included', (ctx, i) => listSecretsRest(ctx, i.query, ctx.baseUrl + i.url)),
+  route('GET', '/secrets/', 'Secrets of one tier (site, or `app`), values included', (ctx, i) =>
+    listSecretsRest(ctx, i.query, ctx.baseUrl + i.url),
+  ),
   route('POST', '/secrets/', 'Create a secret at site tier or (`app`) app tier', (ctx, i) => createSecret(ctx, i.body)),
   // The one secrets endpoint open to anonymous callers, who receive public secrets only.
   route('GET', '/secrets/:key/', 'One secret: app tier then site tier', (ctx, i) => getSecret(ctx, i.params.key, i.query), {
     auth: 'optional',
     responseSchema: SECRET_SCHEMA,
   }),
-  route('PUT', '/secrets/:key/', 'Replace a secret (type, value, tags, key)', (ctx, i) => replaceSecret(ctx, i.params.key, i.query, i.body)),
+  route('PUT', '/secrets/:key/', 'Replace a secret (type, value, tags, key)', (ctx, i) =>
+    replaceSecret(ctx, i.params.key, i.query, i.body),
+  ),
   route('DELETE', '/secrets/:key/', 'Delete a secret', (ctx, i) => deleteSecret(ctx, i.params.key, i.query), { status: 200 }),
-  route('GET', '/secrets/:key/history/', 'History of a key in a tier, without values', (ctx, i) => secretHistory(ctx, i.params.key, i.query)),
+  route('GET', '/secrets/:key/history/', 'History of a key in a tier, without values', (ctx, i) =>
+    secretHistory(ctx, i.params.key, i.query),
+  ),
   route('POST', '/apps/:app/secrets/', 'Create an app-tier secret', (ctx, i) => createSecret(ctx, i.body, i.params.app)),
 ];

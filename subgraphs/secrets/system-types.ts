@@ -61,7 +61,14 @@ export const SYSTEM_TYPES: SystemTypeDef[] = [
     sensitivity_level: 'sensitive',
     schema: {
       type: 'object',
-      properties: { host: str, port: port(8443), database: str, username: str, password: { type: 'string' }, secure: { type: 'boolean', default: true } },
+      properties: {
+        host: str,
+        port: port(8443),
+        database: str,
+        username: str,
+        password: { type: 'string' },
+        secure: { type: 'boolean', default: true },
+      },
       required: ['host', 'port', 'database', 'username', 'password'],
       additionalProperties: false,
     },

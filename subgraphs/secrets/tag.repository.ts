@@ -43,11 +43,18 @@ export async function nameTaken(pool: pg.Pool, siteId: number, name: string, exc
 }
 
 export async function takenSlugs(pool: pg.Pool, siteId: number, base: string): Promise<string[]> {
-  const { rows } = await pool.query<{ slug: string }>('SELECT slug FROM secret_tags WHERE site_id = $1 AND (slug = $2 OR slug LIKE $3)', [siteId, base, `${like(base)}-%`]);
+  const { rows } = await pool.query<{ slug: string }>('SELECT slug FROM secret_tags WHERE site_id = $1 AND (slug = $2 OR slug LIKE $3)', [
+    siteId,
+    base,
+    `${like(base)}-%`,
+  ]);
   return rows.map((r) => r.slug);
 }
 
-export async function insertTag(pool: pg.Pool, t: { siteId: number; slug: string; name: string; description: string; color: string }): Promise<TagRow> {
+export async function insertTag(
+  pool: pg.Pool,
+  t: { siteId: number; slug: string; name: string; description: string; color: string },
+): Promise<TagRow> {
   const { rows } = await pool.query<TagRow>(
     `INSERT INTO secret_tags (site_id, slug, name, description, color) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLS}`,
     [t.siteId, t.slug, t.name, t.description, t.color],

@@ -20,7 +20,11 @@ export const DEFAULT_COLOR = '#6B7280';
  * The tags of this host's site named by `namesOrSlugs` (each a name or a slug), without
  * repeats; 400 naming the unknown ones. `tx` is the caller's transaction (Prisma or pg).
  */
-export async function resolveTags(ctx: RequestContext, tx: AnyDb, namesOrSlugs: string[]): Promise<{ id: number; name: string; slug: string }[]> {
+export async function resolveTags(
+  ctx: RequestContext,
+  tx: AnyDb,
+  namesOrSlugs: string[],
+): Promise<{ id: number; name: string; slug: string }[]> {
   if (!ctx.site) throw errors.tenantRequired();
   const refs = [...new Set(namesOrSlugs.map((s) => String(s).trim()).filter(Boolean))];
   if (refs.length === 0) return [];
@@ -35,7 +39,9 @@ const ORDERING = { name: 'name', slug: 'slug', created_at: 'created_at', modifie
 export async function listTags(ctx: RequestContext, query: Query) {
   const site = await secretsSite(ctx, 'secrets:read');
   const page = parsePage(query);
-  const order = parseOrdering(query, ORDERING, 'name').map((o) => `${o.column} ${o.desc ? 'DESC' : 'ASC'}`).join(', ');
+  const order = parseOrdering(query, ORDERING, 'name')
+    .map((o) => `${o.column} ${o.desc ? 'DESC' : 'ASC'}`)
+    .join(', ');
   const { rows, count } = await repo.listTags(ctx.platform.pool, site.id, parseSearch(query), order, page.pageSize, page.offset);
   return { page, count, items: rows };
 }
@@ -59,7 +65,8 @@ interface TagInput {
 
 /** `partial`: PATCH; otherwise name is required (POST, PUT). */
 function parseTag(body: unknown, partial: boolean): TagInput {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalid('Invalid input.', { non_field_errors: ['Expected a JSON object.'] });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw errors.invalid('Invalid input.', { non_field_errors: ['Expected a JSON object.'] });
   const b = body as Record<string, unknown>;
   const errs: FieldErrors = {};
   const out: TagInput = {};
@@ -95,7 +102,14 @@ export async function createTag(ctx: RequestContext, body: unknown): Promise<rep
       base: slugify(input.name!, 'tag'),
       taken: (base) => repo.takenSlugs(pool, site.id, base),
       isSlugConflict: (e) => isUniqueViolation(e) && (e as { constraint?: string }).constraint !== 'secret_tags_site_id_name_key',
-      insert: (slug) => repo.insertTag(pool, { siteId: site.id, slug, name: input.name!, description: input.description ?? '', color: input.color ?? DEFAULT_COLOR }),
+      insert: (slug) =>
+        repo.insertTag(pool, {
+          siteId: site.id,
+          slug,
+          name: input.name!,
+          description: input.description ?? '',
+          color: input.color ?? DEFAULT_COLOR,
+        }),
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw duplicate(input.name!);

@@ -13,7 +13,17 @@ export const toTagView = (t: TagRow) => ({
 });
 
 function route(method: RouteSpec['method'], path: string, summary: string, handler: RouteSpec['handler'], status?: number): RouteSpec {
-  return { method, path, scope: 'site', auth: 'required', errorStyle: 'secrets', module: 'secrets', summary, handler, ...(status ? { status } : {}) };
+  return {
+    method,
+    path,
+    scope: 'site',
+    auth: 'required',
+    errorStyle: 'secrets',
+    module: 'secrets',
+    summary,
+    handler,
+    ...(status ? { status } : {}),
+  };
 }
 
 export const tagsRoutes: RouteSpec[] = [

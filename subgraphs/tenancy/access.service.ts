@@ -41,8 +41,7 @@ function grantSql(type: ObjectType, alias: string, p: [string, string, string]):
   return `(${parts.join(' OR ')})`;
 }
 
-const isPlatformOperator = (ctx: RequestContext) =>
-  ctx.principal.kind === 'user' && (ctx.principal.isStaff || ctx.principal.isSuperuser);
+const isPlatformOperator = (ctx: RequestContext) => ctx.principal.kind === 'user' && (ctx.principal.isStaff || ctx.principal.isSuperuser);
 
 /**
  * A WHERE fragment restricting rows of `alias` (an organizations or sites row) to those the

@@ -55,7 +55,13 @@ export async function listApiKeys(ctx: RequestContext, appRef: string, query: Qu
   const page = parsePage(query);
   const where = { appId: app.id };
   const [rows, count] = await Promise.all([
-    ctx.platform.prisma.apiKey.findMany({ where, select: SELECT, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.pageSize }),
+    ctx.platform.prisma.apiKey.findMany({
+      where,
+      select: SELECT,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      skip: page.offset,
+      take: page.pageSize,
+    }),
     ctx.platform.prisma.apiKey.count({ where }),
   ]);
   return { page, count, items: rows };
@@ -70,10 +76,23 @@ export async function createApiKey(ctx: RequestContext, appRef: string, body: un
   const generated = apiKeyService.generate();
   const row = await ctx.platform.prisma.$transaction(async (tx) => {
     const k = await tx.apiKey.create({
-      data: { appId: app.id, name: name!, prefix: generated.prefix, keyHash: generated.hash, createdById: ctx.principal.kind === 'user' ? ctx.principal.userId : null },
+      data: {
+        appId: app.id,
+        name: name!,
+        prefix: generated.prefix,
+        keyHash: generated.hash,
+        createdById: ctx.principal.kind === 'user' ? ctx.principal.userId : null,
+      },
       select: SELECT,
     });
-    await audit(tx, ctx, { action: 'create', objectType: 'api_key', objectId: k.uuid, organizationId, siteId: app.siteId, changes: { app: app.slug, name, prefix: k.prefix } });
+    await audit(tx, ctx, {
+      action: 'create',
+      objectType: 'api_key',
+      objectId: k.uuid,
+      organizationId,
+      siteId: app.siteId,
+      changes: { app: app.slug, name, prefix: k.prefix },
+    });
     return k;
   });
   return { ...row, key: generated.key };
@@ -88,7 +107,14 @@ export async function revokeApiKey(ctx: RequestContext, appRef: string, ref: str
   if (key.revokedAt) return;
   await ctx.platform.prisma.$transaction(async (tx) => {
     await tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
-    await audit(tx, ctx, { action: 'revoke', objectType: 'api_key', objectId: key.uuid, organizationId, siteId: app.siteId, changes: { app: app.slug, prefix: key.prefix } });
+    await audit(tx, ctx, {
+      action: 'revoke',
+      objectType: 'api_key',
+      objectId: key.uuid,
+      organizationId,
+      siteId: app.siteId,
+      changes: { app: app.slug, prefix: key.prefix },
+    });
   });
   invalidateApiKeys(ctx.platform);
 }

@@ -47,7 +47,8 @@ function where(f: AppFilter): SqlFragment {
   if (f.uuids) add((n) => `a.uuid = ANY($${n}::uuid[])`, f.uuids);
   if (f.ref && 'uuid' in f.ref) add((n) => `a.uuid = $${n}::uuid`, f.ref.uuid);
   if (f.ref && 'slug' in f.ref) add((n) => `a.slug = $${n}`, f.ref.slug);
-  if (f.search) add((n) => `(a.name ILIKE $${n} OR a.slug ILIKE $${n} OR a.description ILIKE $${n})`, `%${f.search.replace(/[\\%_]/g, '\\$&')}%`);
+  if (f.search)
+    add((n) => `(a.name ILIKE $${n} OR a.slug ILIKE $${n} OR a.description ILIKE $${n})`, `%${f.search.replace(/[\\%_]/g, '\\$&')}%`);
   return { sql: clauses.join(' AND '), params };
 }
 

@@ -81,7 +81,10 @@ export interface AppView {
 }
 
 export async function toAppViews(ctx: RequestContext, rows: AppRow[]): Promise<AppView[]> {
-  const counts = await tableCountsByApp(ctx, rows.map((r) => r.id));
+  const counts = await tableCountsByApp(
+    ctx,
+    rows.map((r) => r.id),
+  );
   return rows.map((a) => ({
     id: a.id,
     uuid: a.uuid,
@@ -106,7 +109,10 @@ export async function requireSiteAdmin(ctx: RequestContext): Promise<SiteRef> {
 function parseAppInput(body: unknown, requireName: boolean): { name?: string; description?: string } {
   const b = bodyObject(body);
   const errs: FieldErrors = {};
-  const out = { name: textField(b, 'name', errs, { required: requireName, max: 200 }), description: textField(b, 'description', errs, { max: 2000 }) };
+  const out = {
+    name: textField(b, 'name', errs, { required: requireName, max: 200 }),
+    description: textField(b, 'description', errs, { max: 2000 }),
+  };
   if (!errs.name && !requireName && typeof b.name === 'string' && !b.name.trim()) errs.name = ['This field may not be blank.'];
   if (Object.keys(errs).length) throw errors.invalid('Invalid app.', errs);
   return { ...out, name: out.name?.trim() };
@@ -141,9 +147,22 @@ export async function createApp(ctx: RequestContext, body: unknown): Promise<App
     insert: (slug) =>
       ctx.platform.prisma.$transaction(async (tx) => {
         const a = await tx.app.create({
-          data: { siteId: site.id, slug, name: input.name!, description: input.description ?? '', createdById: ctx.principal.kind === 'user' ? ctx.principal.userId : null },
+          data: {
+            siteId: site.id,
+            slug,
+            name: input.name!,
+            description: input.description ?? '',
+            createdById: ctx.principal.kind === 'user' ? ctx.principal.userId : null,
+          },
         });
-        await audit(tx, ctx, { action: 'create', objectType: 'app', objectId: a.uuid, organizationId: site.organizationId, siteId: site.id, changes: { slug, name: a.name } });
+        await audit(tx, ctx, {
+          action: 'create',
+          objectType: 'app',
+          objectId: a.uuid,
+          organizationId: site.organizationId,
+          siteId: site.id,
+          changes: { slug, name: a.name },
+        });
         return a;
       }),
   });
@@ -154,10 +173,20 @@ export async function updateApp(ctx: RequestContext, ref: string, body: unknown,
   const app = await resolveApp(ctx, ref);
   const site = await requireSiteAdmin(ctx);
   const input = parseAppInput(body, !partial);
-  const data = { ...(input.name !== undefined && { name: input.name }), ...(input.description !== undefined && { description: input.description }) };
+  const data = {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.description !== undefined && { description: input.description }),
+  };
   await ctx.platform.prisma.$transaction(async (tx) => {
     await tx.app.update({ where: { id: app.id }, data });
-    await audit(tx, ctx, { action: 'update', objectType: 'app', objectId: app.uuid, organizationId: site.organizationId, siteId: site.id, changes: data });
+    await audit(tx, ctx, {
+      action: 'update',
+      objectType: 'app',
+      objectId: app.uuid,
+      organizationId: site.organizationId,
+      siteId: site.id,
+      changes: data,
+    });
   });
   return resolveApp(ctx, app.uuid);
 }
@@ -179,7 +208,13 @@ export async function restoreApp(ctx: RequestContext, ref: string): Promise<AppR
   if (app.isDeleted || !app.isActive) {
     await ctx.platform.prisma.$transaction(async (tx) => {
       await tx.app.update({ where: { id: app.id }, data: { isActive: true, isDeleted: false, deletedAt: null } });
-      await audit(tx, ctx, { action: 'restore', objectType: 'app', objectId: app.uuid, organizationId: site.organizationId, siteId: site.id });
+      await audit(tx, ctx, {
+        action: 'restore',
+        objectType: 'app',
+        objectId: app.uuid,
+        organizationId: site.organizationId,
+        siteId: site.id,
+      });
     });
     invalidateApiKeys(ctx.platform);
   }

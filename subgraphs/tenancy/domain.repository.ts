@@ -15,7 +15,10 @@ export const domainRepository = {
 
   /** Clears the primary flag on the site's other domains (before setting it on one). */
   async clearPrimary(tx: Tx, siteId: number, exceptId?: number): Promise<void> {
-    await tx.domain.updateMany({ where: { siteId, isPrimary: true, ...(exceptId !== undefined && { id: { not: exceptId } }) }, data: { isPrimary: false } });
+    await tx.domain.updateMany({
+      where: { siteId, isPrimary: true, ...(exceptId !== undefined && { id: { not: exceptId } }) },
+      data: { isPrimary: false },
+    });
   },
 
   async countOthers(tx: Tx, siteId: number, id: number): Promise<number> {

@@ -94,7 +94,14 @@ export async function createDomain(ctx: RequestContext, siteRef: string, body: u
         const primary = b.is_primary === true || !(await domainRepository.hasPrimary(tx, site.id));
         if (primary) await domainRepository.clearPrimary(tx, site.id);
         const d = await domainRepository.create(tx, { slug, domain: host!, siteId: site.id, isPrimary: primary });
-        await audit(tx, ctx, { action: 'create', objectType: 'domain', objectId: d.uuid, organizationId: site.organizationId, siteId: site.id, changes: { domain: host, is_primary: primary } });
+        await audit(tx, ctx, {
+          action: 'create',
+          objectType: 'domain',
+          objectId: d.uuid,
+          organizationId: site.organizationId,
+          siteId: site.id,
+          changes: { domain: host, is_primary: primary },
+        });
         return d;
       }),
   });
@@ -110,16 +117,27 @@ export async function updateDomain(ctx: RequestContext, siteRef: string, ref: st
   const errs: FieldErrors = {};
   const host = b.domain === undefined ? undefined : parseHost(ctx, b.domain, errs);
   if (b.is_primary !== undefined && typeof b.is_primary !== 'boolean') errs.is_primary = ['Must be a boolean.'];
-  else if (b.is_primary === false && current.isPrimary) errs.is_primary = ['A site keeps one primary domain: make another domain primary instead.'];
+  else if (b.is_primary === false && current.isPrimary)
+    errs.is_primary = ['A site keeps one primary domain: make another domain primary instead.'];
   if (Object.keys(errs).length) throw errors.invalid('Invalid domain.', errs);
-  const data = { ...(host !== undefined && host !== current.domain && { domain: host }), ...(b.is_primary === true && { isPrimary: true }) };
+  const data = {
+    ...(host !== undefined && host !== current.domain && { domain: host }),
+    ...(b.is_primary === true && { isPrimary: true }),
+  };
   try {
     await ctx.platform.prisma.$transaction(async (tx) => {
       if (data.domain && (await domainRepository.ownerOf(tx, data.domain)) !== null) throw hostTaken(data.domain);
       if (data.isPrimary) await domainRepository.clearPrimary(tx, site.id, current.id);
       await domainRepository.update(tx, current.id, data);
       const changes = { ...(data.domain && { domain: data.domain }), ...(data.isPrimary && { is_primary: true }) };
-      await audit(tx, ctx, { action: 'update', objectType: 'domain', objectId: current.uuid, organizationId: site.organizationId, siteId: site.id, changes });
+      await audit(tx, ctx, {
+        action: 'update',
+        objectType: 'domain',
+        objectId: current.uuid,
+        organizationId: site.organizationId,
+        siteId: site.id,
+        changes,
+      });
     });
   } catch (e) {
     if (isUniqueViolation(e) && data.domain) throw hostTaken(data.domain); // lost a race for the host
@@ -141,7 +159,14 @@ export async function deleteDomain(ctx: RequestContext, siteRef: string, ref: st
       });
     }
     await domainRepository.remove(tx, d.id);
-    await audit(tx, ctx, { action: 'delete', objectType: 'domain', objectId: d.uuid, organizationId: site.organizationId, siteId: site.id, changes: { domain: d.domain } });
+    await audit(tx, ctx, {
+      action: 'delete',
+      objectType: 'domain',
+      objectId: d.uuid,
+      organizationId: site.organizationId,
+      siteId: site.id,
+      changes: { domain: d.domain },
+    });
   });
   ctx.platform.tenants.invalidate(d.domain);
 }

@@ -87,7 +87,8 @@ export const groupRepository = {
     return n > 0;
   },
 
-  create: (tx: Tx, data: { name: string; scope: string; organizationId: number | null; permissions: string[] }) => tx.group.create({ data }),
+  create: (tx: Tx, data: { name: string; scope: string; organizationId: number | null; permissions: string[] }) =>
+    tx.group.create({ data }),
 
   update: (tx: Tx, id: number, data: { name?: string; permissions?: string[] }) => tx.group.update({ where: { id }, data }),
 

@@ -121,14 +121,25 @@ export async function createGroup(ctx: RequestContext, body: unknown): Promise<G
   await checkNameFree(ctx, name!, org?.id ?? null);
   const created = await ctx.platform.prisma.$transaction(async (tx) => {
     const g = await groupRepository.create(tx, { name: name!, scope, organizationId: org?.id ?? null, permissions });
-    await audit(tx, ctx, { action: 'create', objectType: 'group', objectId: g.id, organizationId: g.organizationId, changes: { name, scope, permissions } });
+    await audit(tx, ctx, {
+      action: 'create',
+      objectType: 'group',
+      objectId: g.id,
+      organizationId: g.organizationId,
+      changes: { name, scope, permissions },
+    });
     return g;
   });
   return getGroup(ctx, created.id);
 }
 
 /** PUT (`replace`: name required) or PATCH (`patch`). Scope and organization never change. */
-export async function updateGroup(ctx: RequestContext, ref: string | number, body: unknown, mode: 'replace' | 'patch'): Promise<GroupRecord> {
+export async function updateGroup(
+  ctx: RequestContext,
+  ref: string | number,
+  body: unknown,
+  mode: 'replace' | 'patch',
+): Promise<GroupRecord> {
   const group = await findVisibleGroup(ctx, ref);
   await requireManage(ctx, group.scope, group.organizationId);
   const c = new Checker(asBody(body));
@@ -136,13 +147,20 @@ export async function updateGroup(ctx: RequestContext, ref: string | number, bod
   const permissions = checkPermissions(c);
   if (c.has('scope') && c.body.scope !== group.scope) c.add('scope', 'The scope of a group cannot change.');
   const orgBody = c.body.organization;
-  const sameOrg = (orgBody ?? null) === group.organizationSlug || (typeof orgBody === 'string' && orgBody.toLowerCase() === group.organizationUuid);
+  const sameOrg =
+    (orgBody ?? null) === group.organizationSlug || (typeof orgBody === 'string' && orgBody.toLowerCase() === group.organizationUuid);
   if (orgBody !== undefined && !sameOrg) c.add('organization', 'The organization of a group cannot change.');
   c.done();
   if (name !== undefined && name !== group.name) await checkNameFree(ctx, name, group.organizationId, group.id);
   await ctx.platform.prisma.$transaction(async (tx) => {
     await groupRepository.update(tx, group.id, { name, permissions });
-    await audit(tx, ctx, { action: 'update', objectType: 'group', objectId: group.id, organizationId: group.organizationId, changes: { name, permissions } });
+    await audit(tx, ctx, {
+      action: 'update',
+      objectType: 'group',
+      objectId: group.id,
+      organizationId: group.organizationId,
+      changes: { name, permissions },
+    });
   });
   return getGroup(ctx, group.id);
 }
@@ -152,7 +170,13 @@ export async function deleteGroup(ctx: RequestContext, ref: string | number): Pr
   await requireManage(ctx, group.scope, group.organizationId);
   await ctx.platform.prisma.$transaction(async (tx) => {
     await groupRepository.remove(tx, group.id);
-    await audit(tx, ctx, { action: 'delete', objectType: 'group', objectId: group.id, organizationId: group.organizationId, changes: { name: group.name } });
+    await audit(tx, ctx, {
+      action: 'delete',
+      objectType: 'group',
+      objectId: group.id,
+      organizationId: group.organizationId,
+      changes: { name: group.name },
+    });
   });
 }
 
@@ -175,7 +199,13 @@ export async function addGroupMember(ctx: RequestContext, ref: string | number, 
   }
   await db.$transaction(async (tx) => {
     await groupRepository.addMember(tx, group.id, user!.id);
-    await audit(tx, ctx, { action: 'add_member', objectType: 'group', objectId: group.id, organizationId: group.organizationId, changes: { user: user!.uuid } });
+    await audit(tx, ctx, {
+      action: 'add_member',
+      objectType: 'group',
+      objectId: group.id,
+      organizationId: group.organizationId,
+      changes: { user: user!.uuid },
+    });
   });
   return getGroup(ctx, group.id);
 }
@@ -187,7 +217,14 @@ export async function removeGroupMember(ctx: RequestContext, ref: string | numbe
   const removed = user
     ? await ctx.platform.prisma.$transaction(async (tx) => {
         const n = await groupRepository.removeMember(tx, group.id, user.id);
-        if (n) await audit(tx, ctx, { action: 'remove_member', objectType: 'group', objectId: group.id, organizationId: group.organizationId, changes: { user: user.uuid } });
+        if (n)
+          await audit(tx, ctx, {
+            action: 'remove_member',
+            objectType: 'group',
+            objectId: group.id,
+            organizationId: group.organizationId,
+            changes: { user: user.uuid },
+          });
         return n;
       })
     : 0;

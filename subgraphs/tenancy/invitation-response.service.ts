@@ -100,7 +100,15 @@ async function acceptor(ctx: RequestContext, inv: TokenInvitationRow, input: unk
 
 /** A context acting as the accepting user, so the audit trail names them as the actor. */
 const actingAs = (ctx: RequestContext, u: User): RequestContext => {
-  const principal: UserPrincipal = { kind: 'user', via: 'session', userId: u.id, uuid: u.uuid, username: u.username, isStaff: u.isStaff, isSuperuser: u.isSuperuser };
+  const principal: UserPrincipal = {
+    kind: 'user',
+    via: 'session',
+    userId: u.id,
+    uuid: u.uuid,
+    username: u.username,
+    isStaff: u.isStaff,
+    isSuperuser: u.isSuperuser,
+  };
   return ctx.principal.kind === 'user' ? ctx : { ...ctx, principal };
 };
 
@@ -108,7 +116,11 @@ const actingAs = (ctx: RequestContext, u: User): RequestContext => {
 async function grantsOf(ctx: RequestContext, inv: TokenInvitationRow) {
   const config = inv.invitation_config;
   const groups = await invitationRepository.groupsOf(ctx.platform.pool, inv.organization_id, config.group ?? []);
-  const sites = await invitationRepository.sitesOf(ctx.platform.pool, inv.organization_id, (config.site ?? []).map((s) => s.slug));
+  const sites = await invitationRepository.sitesOf(
+    ctx.platform.pool,
+    inv.organization_id,
+    (config.site ?? []).map((s) => s.slug),
+  );
   const siteGrants = (config.site ?? []).flatMap((entry) => {
     const site = sites.find((s) => s.slug === entry.slug);
     return site ? entry.permissions.map((permission) => ({ siteId: site.id, permission })) : [];
@@ -119,7 +131,13 @@ async function grantsOf(ctx: RequestContext, inv: TokenInvitationRow) {
 async function createAcceptor(tx: Tx, ctx: RequestContext, inv: TokenInvitationRow, who: Acceptor & { kind: 'new' }): Promise<User> {
   try {
     const user = await userRepository.create(tx, { username: who.username, email: inv.invitee_identifier, passwordHash: who.passwordHash });
-    await audit(tx, actingAs(ctx, user), { action: 'create', objectType: 'user', objectId: user.uuid, organizationId: inv.organization_id, changes: { username: user.username, email: user.email, via: 'invitation' } });
+    await audit(tx, actingAs(ctx, user), {
+      action: 'create',
+      objectType: 'user',
+      objectId: user.uuid,
+      organizationId: inv.organization_id,
+      changes: { username: user.username, email: user.email, via: 'invitation' },
+    });
     return user;
   } catch (e) {
     if (isUniqueViolation(e)) throw errors.conflict(`The username "${who.username}" is taken.`, { username: ['Already taken.'] });
@@ -160,7 +178,13 @@ export async function declineInvitation(ctx: RequestContext, token: string): Pro
     if (!(await invitationRepository.transition(tx, inv.id, 'declined', { unexpired: true }))) {
       throw alreadyUsed(invitationStatus(await byToken(ctx, token)));
     }
-    await audit(tx, ctx, { action: 'decline', objectType: 'invitation', objectId: inv.uuid, organizationId: inv.organization_id, changes: { status: 'declined' } });
+    await audit(tx, ctx, {
+      action: 'decline',
+      objectType: 'invitation',
+      objectId: inv.uuid,
+      organizationId: inv.organization_id,
+      changes: { status: 'declined' },
+    });
   });
   return { ...toPublicView(inv), status: 'declined' };
 }

@@ -47,7 +47,15 @@ function statusClause(status: InvitationStatus | undefined, n: number): { sql: s
 export const invitationRepository = {
   async insert(
     tx: Tx,
-    d: { organizationId: number; invitee: string; permissions: string[]; config: InvitationConfig; tokenHash: string; expiresAt: Date; invitedById: number | null },
+    d: {
+      organizationId: number;
+      invitee: string;
+      permissions: string[];
+      config: InvitationConfig;
+      tokenHash: string;
+      expiresAt: Date;
+      invitedById: number | null;
+    },
   ): Promise<InvitationRow> {
     const rows = await tx.$queryRawUnsafe<InvitationRow[]>(
       `INSERT INTO invitations AS i (organization_id, invitee_identifier, permissions, invitation_config, token_hash, expires_at, invited_by_id)
@@ -76,10 +84,10 @@ export const invitationRepository = {
   },
 
   async findByUuid(pool: pg.Pool, orgId: number, uuid: string): Promise<InvitationRow | null> {
-    const { rows } = await pool.query<InvitationRow>(`SELECT ${COLUMNS} FROM invitations i WHERE i.organization_id = $1 AND i.uuid = $2::uuid`, [
-      orgId,
-      uuid,
-    ]);
+    const { rows } = await pool.query<InvitationRow>(
+      `SELECT ${COLUMNS} FROM invitations i WHERE i.organization_id = $1 AND i.uuid = $2::uuid`,
+      [orgId, uuid],
+    );
     return rows[0] ?? null;
   },
 
@@ -109,7 +117,12 @@ export const invitationRepository = {
    * Moves a pending invitation to `to` (for accept and decline: only while unexpired). False
    * when it was not pending any more: of two concurrent uses, exactly one wins.
    */
-  async transition(tx: Tx, id: number, to: 'accepted' | 'declined' | 'revoked', opts: { unexpired: boolean; acceptedById?: number }): Promise<boolean> {
+  async transition(
+    tx: Tx,
+    id: number,
+    to: 'accepted' | 'declined' | 'revoked',
+    opts: { unexpired: boolean; acceptedById?: number },
+  ): Promise<boolean> {
     const n = await tx.$executeRawUnsafe(
       `UPDATE invitations SET status = $2, accepted_by_id = COALESCE($3, accepted_by_id), updated_at = now()
         WHERE id = $1 AND status = 'pending' ${opts.unexpired ? 'AND expires_at > now()' : ''}`,
@@ -135,7 +148,10 @@ export const invitationRepository = {
   /** Which of `ids` are groups of the organization. */
   async groupsOf(pool: pg.Pool, orgId: number, ids: number[]): Promise<number[]> {
     if (ids.length === 0) return [];
-    const { rows } = await pool.query<{ id: number }>('SELECT id FROM groups WHERE organization_id = $1 AND id = ANY($2::int[])', [orgId, ids]);
+    const { rows } = await pool.query<{ id: number }>('SELECT id FROM groups WHERE organization_id = $1 AND id = ANY($2::int[])', [
+      orgId,
+      ids,
+    ]);
     return rows.map((r) => r.id);
   },
 

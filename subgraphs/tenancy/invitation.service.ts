@@ -93,7 +93,11 @@ const CREATE_SCHEMA = {
 } as const;
 
 /** The config with its groups and sites checked against the organization (400 naming strays). */
-async function checkConfig(ctx: RequestContext, org: OrganizationRow, raw: CreateBody['invitation_config'] = {}): Promise<InvitationConfig> {
+async function checkConfig(
+  ctx: RequestContext,
+  org: OrganizationRow,
+  raw: CreateBody['invitation_config'] = {},
+): Promise<InvitationConfig> {
   const groupIds = [...new Set(raw.group ?? [])];
   const found = new Set(await invitationRepository.groupsOf(ctx.platform.pool, org.id, groupIds));
   const strayGroups = groupIds.filter((id) => !found.has(id));
@@ -101,11 +105,18 @@ async function checkConfig(ctx: RequestContext, org: OrganizationRow, raw: Creat
     throw errors.field('invitation_config.group', `Not groups of this organization: ${strayGroups.join(', ')}.`);
   }
   const entries = raw.site ?? [];
-  const sites = await invitationRepository.sitesOf(ctx.platform.pool, org.id, entries.map((s) => s.slug));
+  const sites = await invitationRepository.sitesOf(
+    ctx.platform.pool,
+    org.id,
+    entries.map((s) => s.slug),
+  );
   const site: InvitationConfig['site'] = entries.map((entry, i) => {
     const match = sites.find((s) => s.slug === entry.slug || (isUuid(entry.slug) && s.uuid === entry.slug.toLowerCase()));
     if (!match) throw errors.field(`invitation_config.site.${i}.slug`, `"${entry.slug}" is not a site of this organization.`);
-    return { slug: match.slug, permissions: checkPermissions(`invitation_config.site.${i}.permissions`, entry.permissions ?? [], SITE_PERMISSIONS) };
+    return {
+      slug: match.slug,
+      permissions: checkPermissions(`invitation_config.site.${i}.permissions`, entry.permissions ?? [], SITE_PERMISSIONS),
+    };
   });
   return { group: groupIds, site };
 }
@@ -186,7 +197,13 @@ export async function resendInvitation(ctx: RequestContext, orgRef: string, uuid
   const row = await ctx.platform.prisma.$transaction(async (tx) => {
     const renewed = await invitationRepository.renew(tx, current.id, hash, expiry(ctx));
     if (!renewed) throw notPending(current);
-    await audit(tx, ctx, { action: 'resend', objectType: 'invitation', objectId: current.uuid, organizationId: org.id, changes: { expires_at: renewed.expires_at.toISOString() } });
+    await audit(tx, ctx, {
+      action: 'resend',
+      objectType: 'invitation',
+      objectId: current.uuid,
+      organizationId: org.id,
+      changes: { expires_at: renewed.expires_at.toISOString() },
+    });
     return renewed;
   });
   await mail(ctx, org, row, token, 'renewed');
@@ -199,6 +216,12 @@ export async function revokeInvitation(ctx: RequestContext, orgRef: string, uuid
   const current = await findInvitation(ctx, org, uuid);
   await ctx.platform.prisma.$transaction(async (tx) => {
     if (!(await invitationRepository.transition(tx, current.id, 'revoked', { unexpired: false }))) throw notPending(current);
-    await audit(tx, ctx, { action: 'revoke', objectType: 'invitation', objectId: current.uuid, organizationId: org.id, changes: { status: 'revoked' } });
+    await audit(tx, ctx, {
+      action: 'revoke',
+      objectType: 'invitation',
+      objectId: current.uuid,
+      organizationId: org.id,
+      changes: { status: 'revoked' },
+    });
   });
 }

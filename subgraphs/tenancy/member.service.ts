@@ -33,7 +33,9 @@ export function checkPermissions(field: string, list: string[], allowed: Set<str
   const unknown = [...new Set(list.filter((p) => !allowed.has(p)))];
   if (unknown.length) {
     const names = unknown.map((p) => `"${p}"`).join(', ');
-    throw errors.invalid(`Unknown permission${unknown.length > 1 ? 's' : ''}: ${names}.`, { [field]: [`Unknown permission${unknown.length > 1 ? 's' : ''}: ${names}.`] });
+    throw errors.invalid(`Unknown permission${unknown.length > 1 ? 's' : ''}: ${names}.`, {
+      [field]: [`Unknown permission${unknown.length > 1 ? 's' : ''}: ${names}.`],
+    });
   }
   return [...new Set(list)].sort();
 }
@@ -93,7 +95,13 @@ export async function updateMember(ctx: RequestContext, orgRef: string, userRef:
       if (owners.filter((id) => id !== member.user_id).length === 0) throw errors.invalid(LAST_OWNER, { role: [LAST_OWNER] });
     }
     await memberRepository.update(tx, member.membership_id, next);
-    await audit(tx, ctx, { action: 'update', objectType: 'member', objectId: member.uuid, organizationId: org.id, changes: { user: member.username, ...changes } });
+    await audit(tx, ctx, {
+      action: 'update',
+      objectType: 'member',
+      objectId: member.uuid,
+      organizationId: org.id,
+      changes: { user: member.username, ...changes },
+    });
   });
   return toMemberView({ ...member, ...next });
 }
@@ -113,6 +121,12 @@ export async function removeMember(ctx: RequestContext, orgRef: string, userRef:
       if (owners.filter((id) => id !== member.user_id).length === 0) throw errors.invalid(LAST_OWNER);
     }
     await memberRepository.remove(tx, org.id, member.user_id);
-    await audit(tx, ctx, { action: 'delete', objectType: 'member', objectId: member.uuid, organizationId: org.id, changes: { user: member.username, role: member.role } });
+    await audit(tx, ctx, {
+      action: 'delete',
+      objectType: 'member',
+      objectId: member.uuid,
+      organizationId: org.id,
+      changes: { user: member.username, role: member.role },
+    });
   });
 }

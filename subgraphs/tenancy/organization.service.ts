@@ -151,7 +151,13 @@ export async function createOrganization(ctx: RequestContext, input: unknown): P
       throw e;
     }
     await tx.membership.create({ data: { organizationId: org.id, userId, role: 'owner' } });
-    await audit(tx, ctx, { action: 'create', objectType: 'organization', objectId: org.uuid, organizationId: org.id, changes: { name, slug: org.slug } });
+    await audit(tx, ctx, {
+      action: 'create',
+      objectType: 'organization',
+      objectId: org.uuid,
+      organizationId: org.id,
+      changes: { name, slug: org.slug },
+    });
     return org;
   });
   return toOrganizationView(row);

@@ -39,12 +39,43 @@ const organizations: RouteSpec[] = [
     summary: 'List organizations the caller can view',
     handler: paged((ctx, input) => listOrganizations(ctx, input.query)),
   }),
-  route({ method: 'POST', path: '/organizations/', summary: 'Create an organization; the caller becomes its owner', handler: (ctx, input) => createOrganization(ctx, input.body) }),
-  route({ method: 'GET', path: '/organizations/:org/', summary: 'One organization by slug or UUID', handler: (ctx, input) => getOrganization(ctx, input.params.org, input.query) }),
-  route({ method: 'PUT', path: '/organizations/:org/', summary: 'Update an organization {name, slug}', handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, false) }),
-  route({ method: 'PATCH', path: '/organizations/:org/', summary: 'Partly update an organization', handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, true) }),
-  route({ method: 'DELETE', path: '/organizations/:org/', summary: 'Soft-delete an organization, its sites and their domains', handler: (ctx, input) => deleteOrganization(ctx, input.params.org) }),
-  route({ method: 'POST', path: '/organizations/:org/restore/', status: 200, summary: 'Restore an organization and what its deletion cascaded to', handler: (ctx, input) => restoreOrganization(ctx, input.params.org) }),
+  route({
+    method: 'POST',
+    path: '/organizations/',
+    summary: 'Create an organization; the caller becomes its owner',
+    handler: (ctx, input) => createOrganization(ctx, input.body),
+  }),
+  route({
+    method: 'GET',
+    path: '/organizations/:org/',
+    summary: 'One organization by slug or UUID',
+    handler: (ctx, input) => getOrganization(ctx, input.params.org, input.query),
+  }),
+  route({
+    method: 'PUT',
+    path: '/organizations/:org/',
+    summary: 'Update an organization {name, slug}',
+    handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, false),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/organizations/:org/',
+    summary: 'Partly update an organization',
+    handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, true),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/organizations/:org/',
+    summary: 'Soft-delete an organization, its sites and their domains',
+    handler: (ctx, input) => deleteOrganization(ctx, input.params.org),
+  }),
+  route({
+    method: 'POST',
+    path: '/organizations/:org/restore/',
+    status: 200,
+    summary: 'Restore an organization and what its deletion cascaded to',
+    handler: (ctx, input) => restoreOrganization(ctx, input.params.org),
+  }),
 ];
 
 const members: RouteSpec[] = [
@@ -54,9 +85,24 @@ const members: RouteSpec[] = [
     summary: 'Members of an organization',
     handler: paged((ctx, input) => listMembers(ctx, input.params.org, input.query)),
   }),
-  route({ method: 'GET', path: '/organizations/:org/members/:user/', summary: 'One member by user slug or UUID', handler: (ctx, input) => getMember(ctx, input.params.org, input.params.user) }),
-  route({ method: 'PATCH', path: '/organizations/:org/members/:user/', summary: "Change a member's role or permissions", handler: (ctx, input) => updateMember(ctx, input.params.org, input.params.user, input.body) }),
-  route({ method: 'DELETE', path: '/organizations/:org/members/:user/', summary: 'Remove a member (or leave)', handler: (ctx, input) => removeMember(ctx, input.params.org, input.params.user) }),
+  route({
+    method: 'GET',
+    path: '/organizations/:org/members/:user/',
+    summary: 'One member by user slug or UUID',
+    handler: (ctx, input) => getMember(ctx, input.params.org, input.params.user),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/organizations/:org/members/:user/',
+    summary: "Change a member's role or permissions",
+    handler: (ctx, input) => updateMember(ctx, input.params.org, input.params.user, input.body),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/organizations/:org/members/:user/',
+    summary: 'Remove a member (or leave)',
+    handler: (ctx, input) => removeMember(ctx, input.params.org, input.params.user),
+  }),
 ];
 
 const invitations: RouteSpec[] = [
@@ -78,9 +124,20 @@ const invitations: RouteSpec[] = [
     summary: 'Renew the token and expiry of an invitation and mail it again',
     handler: async (ctx, input) => new RestResult(200, await resendInvitation(ctx, input.params.org, input.params.uuid), NO_STORE),
   }),
-  route({ method: 'DELETE', path: '/organizations/:org/invitations/:uuid/', summary: 'Revoke a pending invitation', handler: (ctx, input) => revokeInvitation(ctx, input.params.org, input.params.uuid) }),
+  route({
+    method: 'DELETE',
+    path: '/organizations/:org/invitations/:uuid/',
+    summary: 'Revoke a pending invitation',
+    handler: (ctx, input) => revokeInvitation(ctx, input.params.org, input.params.uuid),
+  }),
   // The invitee's side: the token is the credential, signing in is optional.
-  route({ method: 'GET', path: '/invitations/:token/', auth: 'optional', summary: 'Read an invitation by its token', handler: (ctx, input) => getInvitationByToken(ctx, input.params.token) }),
+  route({
+    method: 'GET',
+    path: '/invitations/:token/',
+    auth: 'optional',
+    summary: 'Read an invitation by its token',
+    handler: (ctx, input) => getInvitationByToken(ctx, input.params.token),
+  }),
   route({
     method: 'POST',
     path: '/invitations/:token/accept/',
@@ -89,7 +146,14 @@ const invitations: RouteSpec[] = [
     summary: 'Accept an invitation (signed in with the invited address, or {username, password} to sign up)',
     handler: (ctx, input) => acceptInvitation(ctx, input.params.token, input.body),
   }),
-  route({ method: 'POST', path: '/invitations/:token/decline/', auth: 'optional', status: 200, summary: 'Decline an invitation', handler: (ctx, input) => declineInvitation(ctx, input.params.token) }),
+  route({
+    method: 'POST',
+    path: '/invitations/:token/decline/',
+    auth: 'optional',
+    status: 200,
+    summary: 'Decline an invitation',
+    handler: (ctx, input) => declineInvitation(ctx, input.params.token),
+  }),
 ];
 
 const auditTrail: RouteSpec[] = [
@@ -99,7 +163,12 @@ const auditTrail: RouteSpec[] = [
     summary: "An organization's audit trail",
     handler: paged((ctx, input) => listOrganizationAudit(ctx, input.params.org, input.query)),
   }),
-  route({ method: 'GET', path: '/audit/', summary: 'The whole audit trail (staff)', handler: paged((ctx, input) => listAudit(ctx, input.query)) }),
+  route({
+    method: 'GET',
+    path: '/audit/',
+    summary: 'The whole audit trail (staff)',
+    handler: paged((ctx, input) => listAudit(ctx, input.query)),
+  }),
 ];
 
 export const organizationsRoutes: RouteSpec[] = [...organizations, ...members, ...invitations, ...auditTrail];

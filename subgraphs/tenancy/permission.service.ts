@@ -13,6 +13,8 @@ export async function listPermissions(ctx: RequestContext, query: Query) {
   const all: PermissionDef[] = PERMISSIONS.filter(
     (p) => (!resource || p.resource === resource) && (!search || p.codename.includes(search) || p.name.toLowerCase().includes(search)),
   );
-  const items = all.slice(page.offset, page.offset + page.pageSize).map((p) => ({ codename: p.codename, name: p.name, resource: p.resource }));
+  const items = all
+    .slice(page.offset, page.offset + page.pageSize)
+    .map((p) => ({ codename: p.codename, name: p.name, resource: p.resource }));
   return { page, count: all.length, items };
 }

@@ -19,7 +19,10 @@ export interface ProfileView {
 
 const DEFAULTS = { bio: '', avatarUrl: '', phone: '', timezone: 'UTC', locale: 'en', attributes: {} };
 
-function toProfileView(userUuid: string, p: Pick<UserProfile, 'bio' | 'avatarUrl' | 'phone' | 'timezone' | 'locale' | 'attributes'> | null): ProfileView {
+function toProfileView(
+  userUuid: string,
+  p: Pick<UserProfile, 'bio' | 'avatarUrl' | 'phone' | 'timezone' | 'locale' | 'attributes'> | null,
+): ProfileView {
   const v = p ?? DEFAULTS;
   return {
     user: userUuid,

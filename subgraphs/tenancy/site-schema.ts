@@ -32,7 +32,8 @@ export async function schemaExists(tx: Tx, name: string): Promise<boolean> {
 
 /** Inside the caller's transaction: DDL in PostgreSQL rolls back with it. */
 export async function createSiteSchema(tx: Tx, name: string): Promise<void> {
-  if (await schemaExists(tx, name)) throw errors.conflict(`A database schema named "${name}" already exists.`, { schema_name: ['Already exists.'] });
+  if (await schemaExists(tx, name))
+    throw errors.conflict(`A database schema named "${name}" already exists.`, { schema_name: ['Already exists.'] });
   await tx.$executeRawUnsafe(`CREATE SCHEMA ${quoteSchema(name)}`);
 }
 

@@ -70,7 +70,8 @@ function siteWhere(f: SiteFilter): SqlFragment {
   if (f.ids) add((n) => `s.id = ANY($${n}::int[])`, f.ids);
   if (f.organizationId !== undefined) add((n) => `s.organization_id = $${n}`, f.organizationId);
   if (f.isActive !== undefined) add((n) => `s.is_active = $${n}`, f.isActive);
-  if (f.search) add((n) => `(s.name ILIKE $${n} OR s.slug ILIKE $${n} OR s.description ILIKE $${n})`, `%${f.search.replace(/[\\%_]/g, '\\$&')}%`);
+  if (f.search)
+    add((n) => `(s.name ILIKE $${n} OR s.slug ILIKE $${n} OR s.description ILIKE $${n})`, `%${f.search.replace(/[\\%_]/g, '\\$&')}%`);
   if (f.ref && 'uuid' in f.ref) add((n) => `s.uuid = $${n}::uuid`, f.ref.uuid);
   if (f.ref && 'slug' in f.ref) add((n) => `s.slug = $${n}`, f.ref.slug);
   return { sql: clauses.join(' AND '), params };
@@ -141,7 +142,6 @@ export const siteRepository = {
       page,
     });
   },
-
 
   async organizationOf(pool: pg.Pool, id: number): Promise<{ uuid: string; slug: string; name: string }> {
     const { rows } = await pool.query('SELECT uuid, slug, name FROM organizations WHERE id = $1', [id]);

@@ -66,7 +66,10 @@ export async function getSiteConfig(ctx: RequestContext) {
   if (!ctx.site) throw errors.tenantRequired();
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   if (!(await can(ctx, 'view_site', 'site', ctx.site.id))) throw errors.permissionDenied();
-  const [row] = await siteRepository.find(ctx.platform.pool, filter(ctx, { tenantSiteId: ctx.site.id, access: { sql: 'TRUE', params: [] } }));
+  const [row] = await siteRepository.find(
+    ctx.platform.pool,
+    filter(ctx, { tenantSiteId: ctx.site.id, access: { sql: 'TRUE', params: [] } }),
+  );
   if (!row) throw errors.notFound('Site not found.');
   const [org, domains] = await Promise.all([
     siteRepository.organizationOf(ctx.platform.pool, ctx.site.organizationId),
@@ -94,7 +97,12 @@ export function bodyObject(body: unknown): Record<string, unknown> {
 }
 
 /** Reads optional trimmed strings, recording field errors instead of throwing one by one. */
-export function textField(b: Record<string, unknown>, field: string, errs: FieldErrors, opts: { required?: boolean; max: number }): string | undefined {
+export function textField(
+  b: Record<string, unknown>,
+  field: string,
+  errs: FieldErrors,
+  opts: { required?: boolean; max: number },
+): string | undefined {
   const v = b[field];
   if (v === undefined || v === null) {
     if (opts.required) errs[field] = ['This field is required.'];
@@ -142,14 +150,23 @@ function requireUserCaller(ctx: RequestContext): void {
 }
 
 /** `permission` on the site (owners hold all), or manage_organization on its organization. */
-export async function mayAdminister(ctx: RequestContext, permission: string, site: { id: number; organizationId: number }): Promise<boolean> {
+export async function mayAdminister(
+  ctx: RequestContext,
+  permission: string,
+  site: { id: number; organizationId: number },
+): Promise<boolean> {
   if (ctx.principal.kind !== 'user') return false;
   return (await can(ctx, permission, 'site', site.id)) || can(ctx, 'manage_organization', 'organization', site.organizationId);
 }
 
 /** Re-reads a site after a write, whatever the host (the caller's access was checked). */
 async function reload(ctx: RequestContext, id: number): Promise<SiteRow> {
-  const [row] = await siteRepository.find(ctx.platform.pool, { access: { sql: 'TRUE', params: [] }, tenantSiteId: null, ids: [id], includeDeleted: true });
+  const [row] = await siteRepository.find(ctx.platform.pool, {
+    access: { sql: 'TRUE', params: [] },
+    tenantSiteId: null,
+    ids: [id],
+    includeDeleted: true,
+  });
   return row;
 }
 
@@ -185,7 +202,10 @@ export async function listSites(ctx: RequestContext, query: Query, orgRef?: stri
 
 /** A site by slug or UUID including deleted ones, for those who may delete it; else 404. */
 async function getSiteForDeletion(ctx: RequestContext, ref: string): Promise<SiteRow> {
-  const [row] = await siteRepository.find(ctx.platform.pool, filter(ctx, { ref: slugOrUuid(ref), includeDeleted: true, access: accessPredicate(ctx, 'manage_site', 'site', 's') }));
+  const [row] = await siteRepository.find(
+    ctx.platform.pool,
+    filter(ctx, { ref: slugOrUuid(ref), includeDeleted: true, access: accessPredicate(ctx, 'manage_site', 'site', 's') }),
+  );
   if (row) return row;
   return getSite(ctx, ref); // 404, or a live site visible without the right to delete it
 }
@@ -224,12 +244,20 @@ export async function createSite(ctx: RequestContext, orgRef: string, body: unkn
         // fails as a slug conflict (retried with the next slug). Once the slug is ours, a
         // schema or host already in place is a real conflict: 409, and nothing is kept.
         await createSiteSchema(tx, schemaName);
-        if (await tx.domain.findUnique({ where: { domain: host } })) throw errors.conflict(`The host "${host}" already belongs to a site.`, { domain: ['Already in use.'] });
+        if (await tx.domain.findUnique({ where: { domain: host } }))
+          throw errors.conflict(`The host "${host}" already belongs to a site.`, { domain: ['Already in use.'] });
         const domainSlug = nextFreeSlug(slugify(host, 'domain'), await siteRepository.takenSlugs(pool, 'domains', slugify(host, 'domain')));
         await tx.domain.create({ data: { slug: domainSlug, domain: host, siteId: site.id, isPrimary: true } });
         await ensureSystemTypes(tx, site.id); // DECISIONS §9: every site starts with the system secret types
         const changes = { slug, name: site.name, environment: site.environment, schema_name: schemaName, domain: host };
-        await audit(tx, ctx, { action: 'create', objectType: 'site', objectId: site.uuid, organizationId: org.id, siteId: site.id, changes });
+        await audit(tx, ctx, {
+          action: 'create',
+          objectType: 'site',
+          objectId: site.uuid,
+          organizationId: org.id,
+          siteId: site.id,
+          changes,
+        });
         return site;
       }),
   });
@@ -250,7 +278,14 @@ export async function updateSite(ctx: RequestContext, ref: string, body: unknown
   };
   await ctx.platform.prisma.$transaction(async (tx) => {
     await tx.site.update({ where: { id: site.id }, data });
-    await audit(tx, ctx, { action: 'update', objectType: 'site', objectId: site.uuid, organizationId: site.organizationId, siteId: site.id, changes: data });
+    await audit(tx, ctx, {
+      action: 'update',
+      objectType: 'site',
+      objectId: site.uuid,
+      organizationId: site.organizationId,
+      siteId: site.id,
+      changes: data,
+    });
   });
   await forgetHosts(ctx, site.id); // the tenant cache holds the site's name and environment
   return reload(ctx, site.id);
@@ -266,7 +301,13 @@ export async function deleteSite(ctx: RequestContext, ref: string, query: Query)
   if (purge) {
     if (ctx.principal.kind !== 'user' || !ctx.principal.isSuperuser) throw errors.permissionDenied('Only a superuser may purge a site.');
     await ctx.platform.prisma.$transaction(async (tx) => {
-      await audit(tx, ctx, { action: 'purge', objectType: 'site', objectId: site.uuid, ...scope, changes: { slug: site.slug, schema_name: site.schemaName } });
+      await audit(tx, ctx, {
+        action: 'purge',
+        objectType: 'site',
+        objectId: site.uuid,
+        ...scope,
+        changes: { slug: site.slug, schema_name: site.schemaName },
+      });
       await tx.site.delete({ where: { id: site.id } }); // domains, apps and keys follow (ON DELETE CASCADE)
       await dropSiteSchema(tx, site.schemaName);
     });
@@ -290,7 +331,13 @@ export async function restoreSite(ctx: RequestContext, ref: string): Promise<Sit
     await ctx.platform.prisma.$transaction(async (tx) => {
       await tx.site.update({ where: { id: site.id }, data: { isActive: true, isDeleted: false, deletedAt: null } });
       await tx.domain.updateMany({ where: { siteId: site.id }, data: { isActive: true } });
-      await audit(tx, ctx, { action: 'restore', objectType: 'site', objectId: site.uuid, organizationId: site.organizationId, siteId: site.id });
+      await audit(tx, ctx, {
+        action: 'restore',
+        objectType: 'site',
+        objectId: site.uuid,
+        organizationId: site.organizationId,
+        siteId: site.id,
+      });
     });
     await forgetHosts(ctx, site.id);
     invalidateApiKeys(ctx.platform);

@@ -41,11 +41,21 @@ export const toSiteView = (s: SiteRow): SiteView => ({
   updated_at: s.updatedAt.toISOString(),
 });
 
+const page = <S, T>(
+  ctx: RequestContext,
+  input: RestInput,
+  r: { page: Parameters<typeof toPage>[1]; count: number; items: S[] },
+  view: (s: S) => T,
+) => toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(view));
 
-const page = <S, T>(ctx: RequestContext, input: RestInput, r: { page: Parameters<typeof toPage>[1]; count: number; items: S[] }, view: (s: S) => T) =>
-  toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(view));
-
-function route(method: RouteSpec['method'], path: string, scope: RouteSpec['scope'], summary: string, handler: Handler, module = 'tenancy'): RouteSpec {
+function route(
+  method: RouteSpec['method'],
+  path: string,
+  scope: RouteSpec['scope'],
+  summary: string,
+  handler: Handler,
+  module = 'tenancy',
+): RouteSpec {
   return { method, path, scope, auth: 'required', module, summary, handler };
 }
 
@@ -57,24 +67,43 @@ export const sitesRoutes: RouteSpec[] = [
   route('POST', '/organizations/:org/sites/', 'console', 'Create a site (with its schema and primary domain)', async (ctx, i) =>
     toSiteView(await createSite(ctx, i.params.org, i.body)),
   ),
-  route('GET', '/sites/', 'console', 'Sites the caller can view', async (ctx, i) => page(ctx, i, await listSites(ctx, i.query), toSiteView)),
+  route('GET', '/sites/', 'console', 'Sites the caller can view', async (ctx, i) =>
+    page(ctx, i, await listSites(ctx, i.query), toSiteView),
+  ),
   route('GET', '/sites/config/', 'site', 'Configuration of the site served at this host', (ctx) => getSiteConfig(ctx)),
   route('GET', '/sites/:site/', 'console', 'One site by slug or UUID', async (ctx, i) => toSiteView(await getSite(ctx, i.params.site))),
-  route('PUT', '/sites/:site/', 'console', 'Update a site', async (ctx, i) => toSiteView(await updateSite(ctx, i.params.site, i.body, false))),
-  route('PATCH', '/sites/:site/', 'console', 'Partly update a site', async (ctx, i) => toSiteView(await updateSite(ctx, i.params.site, i.body, true))),
-  route('DELETE', '/sites/:site/', 'console', 'Soft-delete a site (purge=true: superusers drop it)', (ctx, i) => deleteSite(ctx, i.params.site, i.query)),
-  { ...route('POST', '/sites/:site/restore/', 'console', 'Restore a deleted site', async (ctx, i) => toSiteView(await restoreSite(ctx, i.params.site))), status: 200 },
+  route('PUT', '/sites/:site/', 'console', 'Update a site', async (ctx, i) =>
+    toSiteView(await updateSite(ctx, i.params.site, i.body, false)),
+  ),
+  route('PATCH', '/sites/:site/', 'console', 'Partly update a site', async (ctx, i) =>
+    toSiteView(await updateSite(ctx, i.params.site, i.body, true)),
+  ),
+  route('DELETE', '/sites/:site/', 'console', 'Soft-delete a site (purge=true: superusers drop it)', (ctx, i) =>
+    deleteSite(ctx, i.params.site, i.query),
+  ),
+  {
+    ...route('POST', '/sites/:site/restore/', 'console', 'Restore a deleted site', async (ctx, i) =>
+      toSiteView(await restoreSite(ctx, i.params.site)),
+    ),
+    status: 200,
+  },
 
   // Domains
   route('GET', '/sites/:site/domains/', 'console', 'Domains of a site', async (ctx, i) =>
     page(ctx, i, await listDomains(ctx, i.params.site, i.query), toDomainView),
   ),
-  route('POST', '/sites/:site/domains/', 'console', 'Add a domain to a site', async (ctx, i) => toDomainView(await createDomain(ctx, i.params.site, i.body))),
-  route('GET', '/sites/:site/domains/:domain/', 'console', 'One domain', async (ctx, i) => toDomainView(await getDomain(ctx, i.params.site, i.params.domain))),
+  route('POST', '/sites/:site/domains/', 'console', 'Add a domain to a site', async (ctx, i) =>
+    toDomainView(await createDomain(ctx, i.params.site, i.body)),
+  ),
+  route('GET', '/sites/:site/domains/:domain/', 'console', 'One domain', async (ctx, i) =>
+    toDomainView(await getDomain(ctx, i.params.site, i.params.domain)),
+  ),
   route('PATCH', '/sites/:site/domains/:domain/', 'console', 'Change a domain (host, primary)', async (ctx, i) =>
     toDomainView(await updateDomain(ctx, i.params.site, i.params.domain, i.body)),
   ),
-  route('DELETE', '/sites/:site/domains/:domain/', 'console', 'Remove a domain', (ctx, i) => deleteDomain(ctx, i.params.site, i.params.domain)),
+  route('DELETE', '/sites/:site/domains/:domain/', 'console', 'Remove a domain', (ctx, i) =>
+    deleteDomain(ctx, i.params.site, i.params.domain),
+  ),
 
   // Apps (tenant host)
   route('GET', '/apps/', 'site', 'Apps of this site', async (ctx, i) => {
@@ -84,17 +113,43 @@ export const sitesRoutes: RouteSpec[] = [
   route('POST', '/apps/', 'site', 'Create an app', async (ctx, i) => toAppView(ctx, await createApp(ctx, i.body))),
   route('GET', '/apps/:app/', 'site', 'One app', async (ctx, i) => toAppView(ctx, await resolveApp(ctx, i.params.app))),
   route('PUT', '/apps/:app/', 'site', 'Update an app', async (ctx, i) => toAppView(ctx, await updateApp(ctx, i.params.app, i.body, false))),
-  route('PATCH', '/apps/:app/', 'site', 'Partly update an app', async (ctx, i) => toAppView(ctx, await updateApp(ctx, i.params.app, i.body, true))),
+  route('PATCH', '/apps/:app/', 'site', 'Partly update an app', async (ctx, i) =>
+    toAppView(ctx, await updateApp(ctx, i.params.app, i.body, true)),
+  ),
   route('DELETE', '/apps/:app/', 'site', 'Soft-delete an app', (ctx, i) => deleteApp(ctx, i.params.app)),
-  { ...route('POST', '/apps/:app/restore/', 'site', 'Restore a deleted app', async (ctx, i) => toAppView(ctx, await restoreApp(ctx, i.params.app))), status: 200 },
+  {
+    ...route('POST', '/apps/:app/restore/', 'site', 'Restore a deleted app', async (ctx, i) =>
+      toAppView(ctx, await restoreApp(ctx, i.params.app)),
+    ),
+    status: 200,
+  },
 
   // API keys of an app
-  route('GET', '/apps/:app/api-keys/', 'site', 'API keys of an app (never the keys themselves)', async (ctx, i) =>
-    page(ctx, i, await listApiKeys(ctx, i.params.app, i.query), toApiKeyView), 'auth',
+  route(
+    'GET',
+    '/apps/:app/api-keys/',
+    'site',
+    'API keys of an app (never the keys themselves)',
+    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, i.query), toApiKeyView),
+    'auth',
   ),
-  route('POST', '/apps/:app/api-keys/', 'site', 'Create an API key (shown once)', async (ctx, i) => {
-    const k = await createApiKey(ctx, i.params.app, i.body);
-    return { ...toApiKeyView(k), key: k.key };
-  }, 'auth'),
-  route('DELETE', '/apps/:app/api-keys/:id/', 'site', 'Revoke an API key', (ctx, i) => revokeApiKey(ctx, i.params.app, i.params.id), 'auth'),
+  route(
+    'POST',
+    '/apps/:app/api-keys/',
+    'site',
+    'Create an API key (shown once)',
+    async (ctx, i) => {
+      const k = await createApiKey(ctx, i.params.app, i.body);
+      return { ...toApiKeyView(k), key: k.key };
+    },
+    'auth',
+  ),
+  route(
+    'DELETE',
+    '/apps/:app/api-keys/:id/',
+    'site',
+    'Revoke an API key',
+    (ctx, i) => revokeApiKey(ctx, i.params.app, i.params.id),
+    'auth',
+  ),
 ];

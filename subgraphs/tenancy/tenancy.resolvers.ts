@@ -72,7 +72,10 @@ const appFromRow = (a: AppRow) => ({ ...a, id: a.uuid });
 const groupFromRow = (g: GroupRow) => ({ ...g, id: String(g.id) });
 
 type Ref = { id: string };
-const orNull = <R, T>(map: (r: R) => T) => (r: R | null) => (r ? map(r) : null);
+const orNull =
+  <R, T>(map: (r: R) => T) =>
+  (r: R | null) =>
+    r ? map(r) : null;
 
 export const tenancyResolvers: GraphQLResolverMap<SubgraphContext> = {
   DateTime: DateTimeResolver,
@@ -80,8 +83,7 @@ export const tenancyResolvers: GraphQLResolverMap<SubgraphContext> = {
   Query: {
     me: (_p, _a, { ctx }) => getMe(ctx).then(userFromView),
     organization: (_p, args: { slug: string }, { ctx }) => getOrganization(ctx, args.slug).then(orgFromView),
-    organizations: (_p, args: PageArgs, { ctx }) =>
-      listOrganizations(ctx, pageQuery(args)).then((r) => toConnection(r, orgFromView)),
+    organizations: (_p, args: PageArgs, { ctx }) => listOrganizations(ctx, pageQuery(args)).then((r) => toConnection(r, orgFromView)),
     site: (_p, args: { slug: string }, { ctx }) => getSite(ctx, args.slug).then(siteFromRow),
     app: (_p, args: { slug: string }, { ctx }) => getApp(ctx, args.slug).then(appFromRow),
   },

@@ -25,7 +25,10 @@ export class Checker {
     return this.body[field] !== undefined;
   }
 
-  string(field: string, opts: { required?: boolean; max: number; min?: number; pattern?: RegExp; patternMessage?: string }): string | undefined {
+  string(
+    field: string,
+    opts: { required?: boolean; max: number; min?: number; pattern?: RegExp; patternMessage?: string },
+  ): string | undefined {
     const v = this.body[field];
     if (v === undefined || v === null) {
       if (opts.required) this.add(field, 'This field is required.');
@@ -33,7 +36,8 @@ export class Checker {
     }
     if (typeof v !== 'string') return void this.add(field, 'Not a valid string.');
     if (opts.required && !v.trim()) return void this.add(field, 'This field may not be blank.');
-    if (opts.min !== undefined && v.length < opts.min) return void this.add(field, `Ensure this field has at least ${opts.min} characters.`);
+    if (opts.min !== undefined && v.length < opts.min)
+      return void this.add(field, `Ensure this field has at least ${opts.min} characters.`);
     if (v.length > opts.max) return void this.add(field, `Ensure this field has no more than ${opts.max} characters.`);
     if (opts.pattern && v !== '' && !opts.pattern.test(v)) return void this.add(field, opts.patternMessage ?? 'Invalid value.');
     return v;

@@ -74,7 +74,9 @@ function userWhere(f: UserFilter): SqlFragment {
   // Non-staff see themselves and the members of the (live) organizations they belong to.
   if (f.viewerId !== null) {
     add(
-      (n) => `(u.id = $${n} OR EXISTS (SELECT 1 FROM memberships mine JOIN memberships theirs ON theirs.organization_id = mine.organization_id
+      (
+        n,
+      ) => `(u.id = $${n} OR EXISTS (SELECT 1 FROM memberships mine JOIN memberships theirs ON theirs.organization_id = mine.organization_id
         JOIN organizations vo ON vo.id = mine.organization_id WHERE mine.user_id = $${n} AND theirs.user_id = u.id AND NOT vo.is_deleted))`,
       f.viewerId,
     );
@@ -131,7 +133,13 @@ export const userRepository = {
   async list(pool: pg.Pool, f: UserFilter, order: OrderBy[], page: PageRequest): Promise<{ rows: User[]; count: number }> {
     const w = userWhere(f);
     const orderSql = [...order.map((o) => `u.${o.column} ${o.desc ? 'DESC' : 'ASC'} NULLS LAST`), 'u.id ASC'].join(', ');
-    const { rows, count } = await queryPage<Record<string, any>>(pool, { select: USER_COLUMNS, from: 'FROM users u', where: w, orderBy: orderSql, page });
+    const { rows, count } = await queryPage<Record<string, any>>(pool, {
+      select: USER_COLUMNS,
+      from: 'FROM users u',
+      where: w,
+      orderBy: orderSql,
+      page,
+    });
     return { rows: rows.map(rowToUser), count };
   },
 
@@ -141,11 +149,13 @@ export const userRepository = {
     return rows[0] ? rowToUser(rows[0]) : null;
   },
 
-  update: (tx: Tx, id: number, data: Partial<Pick<User, 'username' | 'email' | 'passwordHash' | 'firstName' | 'lastName' | 'isStaff' | 'isSuperuser' | 'isActive'>>) =>
-    tx.user.update({ where: { id }, data }),
+  update: (
+    tx: Tx,
+    id: number,
+    data: Partial<Pick<User, 'username' | 'email' | 'passwordHash' | 'firstName' | 'lastName' | 'isStaff' | 'isSuperuser' | 'isActive'>>,
+  ) => tx.user.update({ where: { id }, data }),
 
-  softDelete: (tx: Tx, id: number) =>
-    tx.user.update({ where: { id }, data: { isActive: false, isDeleted: true, deletedAt: new Date() } }),
+  softDelete: (tx: Tx, id: number) => tx.user.update({ where: { id }, data: { isActive: false, isDeleted: true, deletedAt: new Date() } }),
 
   restore: (tx: Tx, id: number) => tx.user.update({ where: { id }, data: { isActive: true, isDeleted: false, deletedAt: null } }),
 
@@ -175,8 +185,7 @@ export const userRepository = {
     return rows[0] ? rowToUser(rows[0]) : null;
   },
   findActiveByUuid: (db: Tx, uuid: string) => db.user.findFirst({ where: { uuid, isActive: true, isDeleted: false } }),
-  findActiveByUsername: (db: Tx, username: string) =>
-    db.user.findFirst({ where: { username, isActive: true, isDeleted: false } }),
+  findActiveByUsername: (db: Tx, username: string) => db.user.findFirst({ where: { username, isActive: true, isDeleted: false } }),
   findActiveByEmail: (db: Tx, email: string) =>
     db.user.findFirst({ where: { email: { equals: email, mode: 'insensitive' }, isActive: true, isDeleted: false } }),
   anySuperuser: async (db: Tx) => (await db.user.count({ where: { isSuperuser: true, isDeleted: false } })) > 0,

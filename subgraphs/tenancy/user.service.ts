@@ -48,7 +48,19 @@ export const USER_VIEW_SCHEMA = {
     date_joined: { type: 'string' },
     last_login: { type: ['string', 'null'] },
   },
-  required: ['uuid', 'slug', 'username', 'email', 'first_name', 'last_name', 'is_staff', 'is_superuser', 'is_active', 'date_joined', 'last_login'],
+  required: [
+    'uuid',
+    'slug',
+    'username',
+    'email',
+    'first_name',
+    'last_name',
+    'is_staff',
+    'is_superuser',
+    'is_active',
+    'date_joined',
+    'last_login',
+  ],
 } as const;
 
 export function toUserView(u: User): UserView {
@@ -222,7 +234,8 @@ export async function createUser(ctx: RequestContext, body: unknown): Promise<Us
   const me = requireUserPrincipal(ctx);
   if (!isOperator(ctx)) throw errors.permissionDenied();
   const f = parseUserFields(body, 'create');
-  if ((f.isStaff || f.isSuperuser) && !me.isSuperuser) throw errors.permissionDenied('Only a superuser may grant staff or superuser status.');
+  if ((f.isStaff || f.isSuperuser) && !me.isSuperuser)
+    throw errors.permissionDenied('Only a superuser may grant staff or superuser status.');
   const db = ctx.platform.prisma;
   if (await userRepository.usernameTaken(db, f.username!)) throw conflictUsername();
   await checkEmailFree(ctx, f.email);
@@ -250,15 +263,26 @@ export async function createUser(ctx: RequestContext, body: unknown): Promise<Us
 /** The attribute names and new values of a change, passwords reduced to "[changed]" by audit(). */
 function auditChanges(f: UserFields): Record<string, unknown> {
   const names: Record<keyof UserFields, string> = {
-    username: 'username', email: 'email', password: 'password', firstName: 'first_name', lastName: 'last_name',
-    isStaff: 'is_staff', isSuperuser: 'is_superuser', isActive: 'is_active',
+    username: 'username',
+    email: 'email',
+    password: 'password',
+    firstName: 'first_name',
+    lastName: 'last_name',
+    isStaff: 'is_staff',
+    isSuperuser: 'is_superuser',
+    isActive: 'is_active',
   };
-  return Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined).map(([k, v]) => [names[k as keyof UserFields], v]));
+  return Object.fromEntries(
+    Object.entries(f)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [names[k as keyof UserFields], v]),
+  );
 }
 
 function checkPrivilegedChanges(ctx: RequestContext, user: User, f: UserFields): void {
   const me = ctx.principal as UserPrincipal;
-  const flagChange = (f.isStaff !== undefined && f.isStaff !== user.isStaff) || (f.isSuperuser !== undefined && f.isSuperuser !== user.isSuperuser);
+  const flagChange =
+    (f.isStaff !== undefined && f.isStaff !== user.isStaff) || (f.isSuperuser !== undefined && f.isSuperuser !== user.isSuperuser);
   if (flagChange && !me.isSuperuser) throw errors.permissionDenied('Only a superuser may change staff or superuser status.');
   if (f.isActive !== undefined && f.isActive !== user.isActive && !isOperator(ctx)) {
     throw errors.permissionDenied('Only staff may activate or deactivate a user.');

@@ -2,7 +2,16 @@
 // (seed 1 "Users, groups, permissions"; DECISIONS §4). Adapters only: each calls one service.
 import type { RouteSpec } from '../../gateway/rest/types.js';
 import { toPage } from '../core/listing.js';
-import { addGroupMember, createGroup, deleteGroup, getGroup, listGroups, removeGroupMember, toGroupView, updateGroup } from './group.service.js';
+import {
+  addGroupMember,
+  createGroup,
+  deleteGroup,
+  getGroup,
+  listGroups,
+  removeGroupMember,
+  toGroupView,
+  updateGroup,
+} from './group.service.js';
 import { listPermissions } from './permission.service.js';
 import { getProfile, updateProfile } from './profile.service.js';
 import { createUser, deleteUser, getMe, getUser, listUsers, restoreUser, updateUser, USER_VIEW_SCHEMA } from './user.service.js';
@@ -15,7 +24,13 @@ const route = (spec: Omit<RouteSpec, 'scope' | 'auth' | 'module'>): RouteSpec =>
 });
 
 export const usersRoutes: RouteSpec[] = [
-  route({ method: 'GET', path: '/users/me/', summary: 'The signed-in user', responseSchema: USER_VIEW_SCHEMA, handler: (ctx) => getMe(ctx) }),
+  route({
+    method: 'GET',
+    path: '/users/me/',
+    summary: 'The signed-in user',
+    responseSchema: USER_VIEW_SCHEMA,
+    handler: (ctx) => getMe(ctx),
+  }),
   route({
     method: 'GET',
     path: '/users/',
@@ -26,7 +41,12 @@ export const usersRoutes: RouteSpec[] = [
     },
   }),
   route({ method: 'POST', path: '/users/', summary: 'Create a user (staff)', handler: (ctx, input) => createUser(ctx, input.body) }),
-  route({ method: 'GET', path: '/users/:user/', summary: 'One user by slug or UUID', handler: (ctx, input) => getUser(ctx, input.params.user, input.query) }),
+  route({
+    method: 'GET',
+    path: '/users/:user/',
+    summary: 'One user by slug or UUID',
+    handler: (ctx, input) => getUser(ctx, input.params.user, input.query),
+  }),
   route({
     method: 'PUT',
     path: '/users/:user/',
@@ -39,7 +59,12 @@ export const usersRoutes: RouteSpec[] = [
     summary: 'Partially update a user (the user or staff)',
     handler: (ctx, input) => updateUser(ctx, input.params.user, input.body, 'patch'),
   }),
-  route({ method: 'DELETE', path: '/users/:user/', summary: 'Soft-delete a user', handler: (ctx, input) => deleteUser(ctx, input.params.user) }),
+  route({
+    method: 'DELETE',
+    path: '/users/:user/',
+    summary: 'Soft-delete a user',
+    handler: (ctx, input) => deleteUser(ctx, input.params.user),
+  }),
   route({
     method: 'POST',
     path: '/users/:user/restore/',
@@ -47,7 +72,12 @@ export const usersRoutes: RouteSpec[] = [
     summary: 'Restore a soft-deleted user (staff)',
     handler: (ctx, input) => restoreUser(ctx, input.params.user),
   }),
-  route({ method: 'GET', path: '/users/:user/profile/', summary: "A user's profile", handler: (ctx, input) => getProfile(ctx, input.params.user) }),
+  route({
+    method: 'GET',
+    path: '/users/:user/profile/',
+    summary: "A user's profile",
+    handler: (ctx, input) => getProfile(ctx, input.params.user),
+  }),
   route({
     method: 'PATCH',
     path: '/users/:user/profile/',
@@ -64,8 +94,18 @@ export const usersRoutes: RouteSpec[] = [
       return toPage(ctx.baseUrl + input.url, page, count, items.map(toGroupView));
     },
   }),
-  route({ method: 'POST', path: '/groups/', summary: 'Create a group', handler: (ctx, input) => createGroup(ctx, input.body).then(toGroupView) }),
-  route({ method: 'GET', path: '/groups/:group/', summary: 'One group', handler: (ctx, input) => getGroup(ctx, input.params.group).then(toGroupView) }),
+  route({
+    method: 'POST',
+    path: '/groups/',
+    summary: 'Create a group',
+    handler: (ctx, input) => createGroup(ctx, input.body).then(toGroupView),
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:group/',
+    summary: 'One group',
+    handler: (ctx, input) => getGroup(ctx, input.params.group).then(toGroupView),
+  }),
   route({
     method: 'PUT',
     path: '/groups/:group/',
@@ -78,7 +118,12 @@ export const usersRoutes: RouteSpec[] = [
     summary: 'Partially update a group',
     handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'patch').then(toGroupView),
   }),
-  route({ method: 'DELETE', path: '/groups/:group/', summary: 'Delete a group', handler: (ctx, input) => deleteGroup(ctx, input.params.group) }),
+  route({
+    method: 'DELETE',
+    path: '/groups/:group/',
+    summary: 'Delete a group',
+    handler: (ctx, input) => deleteGroup(ctx, input.params.group),
+  }),
   route({
     method: 'POST',
     path: '/groups/:group/users/',

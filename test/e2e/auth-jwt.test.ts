@@ -128,7 +128,10 @@ test('an access token is not a refresh token, and forged tokens are refused', as
   // HS256 "signed" with the public key must not pass as RS256.
   const hs = jwt.sign(claims, crypto.randomBytes(32), { algorithm: 'HS256' });
   expect((await me(hs)).status).toBe(401);
-  const tampered = pair.access.replace(/\.[^.]+\./, `.${Buffer.from(JSON.stringify({ ...claims, is_superuser: true })).toString('base64url')}.`);
+  const tampered = pair.access.replace(
+    /\.[^.]+\./,
+    `.${Buffer.from(JSON.stringify({ ...claims, is_superuser: true })).toString('base64url')}.`,
+  );
   expect((await me(tampered)).status).toBe(401);
   expect((await t.call('GET', '/api/users/me/', { headers: { authorization: 'Basic abc' } })).body.code).toBe('authentication_failed');
 });

@@ -59,7 +59,10 @@ test('sign-in flows leave no secret in the logs', async () => {
   // API key: right site, wrong host, unknown key.
   const q = (sql: string, p: unknown[]) => t.platform.pool.query(sql, p).then((r) => r.rows[0]);
   const org = await q("INSERT INTO organizations (slug, name) VALUES ('logs', 'logs') RETURNING id", []);
-  const site = await q("INSERT INTO sites (slug, name, organization_id, schema_name) VALUES ('logs', 'logs', $1, 'site_logs') RETURNING id", [org.id]);
+  const site = await q(
+    "INSERT INTO sites (slug, name, organization_id, schema_name) VALUES ('logs', 'logs', $1, 'site_logs') RETURNING id",
+    [org.id],
+  );
   await q("INSERT INTO domains (slug, domain, site_id, is_primary) VALUES ('logs', 'logs.localhost', $1, true) RETURNING id", [site.id]);
   const app = await q("INSERT INTO apps (site_id, slug, name) VALUES ($1, 'a', 'a') RETURNING id", [site.id]);
   const key = apiKeyService.generate();

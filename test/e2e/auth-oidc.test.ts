@@ -114,7 +114,9 @@ test('unknown provider 404; missing, tampered or replayed state 401', async () =
   // The code is single-use at the provider.
   expect((await t.call('GET', path, { cookies: { oidc_state: state } })).status).toBe(401);
   // The provider's error answer (user denied) is a 401, not a 500.
-  expect((await t.call('GET', `/api/auth/social/test/callback/?error=access_denied&state=x`, { cookies: { oidc_state: state } })).status).toBe(401);
+  expect(
+    (await t.call('GET', `/api/auth/social/test/callback/?error=access_denied&state=x`, { cookies: { oidc_state: state } })).status,
+  ).toBe(401);
 });
 
 test('a disabled linked user cannot sign in socially', async () => {

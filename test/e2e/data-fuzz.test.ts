@@ -26,18 +26,140 @@ const rand = prng(0x5eed4);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 
 const FIELDS = resource.schema.fields.map((f) => f.name);
-const OPS = ['', 'eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'nbetween', 'in', 'nin', 'ins', 'ina', 'nina', 'contains', 'containss', 'ncontains',
-  'icontains', 'nicontains', 'startswith', 'startswiths', 'nstartswith', 'istartswith', 'endswith', 'endswiths', 'nendswith', 'iendswith', 'null', 'nnull',
-  'contained_by', 'has_key', 'has_any_keys', 'has_all_keys', 'like', 'regex', 'exec', '"', ';', 'gt;--'];
+const OPS = [
+  '',
+  'eq',
+  'ne',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'between',
+  'nbetween',
+  'in',
+  'nin',
+  'ins',
+  'ina',
+  'nina',
+  'contains',
+  'containss',
+  'ncontains',
+  'icontains',
+  'nicontains',
+  'startswith',
+  'startswiths',
+  'nstartswith',
+  'istartswith',
+  'endswith',
+  'endswiths',
+  'nendswith',
+  'iendswith',
+  'null',
+  'nnull',
+  'contained_by',
+  'has_key',
+  'has_any_keys',
+  'has_all_keys',
+  'like',
+  'regex',
+  'exec',
+  '"',
+  ';',
+  'gt;--',
+];
 const HOSTILE = [
-  "'", '"', "''", "' OR '1'='1", "1; DROP TABLE fuzz_shop.shop_posts; --", "1' ; DELETE FROM datatables; --", '--', '/* */', '/*', '*/', ';', ');',
-  "'); TRUNCATE canary; --", '\\', '\\x00', '\u0000', 'a\u0000b', '\u202e', '\u202egnp.exe', '😀', '👩‍👩‍👧‍👦', '\uFEFF', '\uD800', 'ǅ', 'İ', 'ß', 'ﬀ',
-  '%', '_', '%_%', '\\%', '$1', '$$', '$tag$', '::text', '::jsonb', 'NULL', 'null', 'true', 'TRUE', 'NaN', 'Infinity', '-Infinity', '1e308', '1e309',
-  '-1e400', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '99999999999999999999999999', '0x10', '1_000', '١٢٣', '1,2,3', ',',
-  ',,,', '1,', '2026-02-30', '0000-01-01', '9999-12-31', '275760-09-13', '2026-01-01T25:00:00Z', '24:00:00', '23:59:60', 'allballs', 'epoch', 'now', 'infinity',
-  '6f9619ff-8b86-d011-b42d-00c04fc964ff', '6f9619ff8b86d011b42d00c04fc964ff', '{}', '[]', '{"a":', '{"a":1}', '[1,[2,[3]]]', '{"\\u0000":1}', '"\\u0000"',
-  '{"a":"\\ud800"}', 'a'.repeat(5000), 'x'.repeat(70000), '<script>alert(1)</script>', '${jndi:ldap://x}', '../../etc/passwd', '\r\n', '\t', ' ', '',
-  "pg_sleep(10)", "1) OR pg_sleep(5) IS NULL --", "a' || (SELECT current_user) || '", 'E\'\\\\\'', 'U&"\\0000"',
+  "'",
+  '"',
+  "''",
+  "' OR '1'='1",
+  '1; DROP TABLE fuzz_shop.shop_posts; --',
+  "1' ; DELETE FROM datatables; --",
+  '--',
+  '/* */',
+  '/*',
+  '*/',
+  ';',
+  ');',
+  "'); TRUNCATE canary; --",
+  '\\',
+  '\\x00',
+  '\u0000',
+  'a\u0000b',
+  '\u202e',
+  '\u202egnp.exe',
+  '😀',
+  '👩‍👩‍👧‍👦',
+  '\uFEFF',
+  '\uD800',
+  'ǅ',
+  'İ',
+  'ß',
+  'ﬀ',
+  '%',
+  '_',
+  '%_%',
+  '\\%',
+  '$1',
+  '$$',
+  '$tag$',
+  '::text',
+  '::jsonb',
+  'NULL',
+  'null',
+  'true',
+  'TRUE',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e308',
+  '1e309',
+  '-1e400',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '99999999999999999999999999',
+  '0x10',
+  '1_000',
+  '١٢٣',
+  '1,2,3',
+  ',',
+  ',,,',
+  '1,',
+  '2026-02-30',
+  '0000-01-01',
+  '9999-12-31',
+  '275760-09-13',
+  '2026-01-01T25:00:00Z',
+  '24:00:00',
+  '23:59:60',
+  'allballs',
+  'epoch',
+  'now',
+  'infinity',
+  '6f9619ff-8b86-d011-b42d-00c04fc964ff',
+  '6f9619ff8b86d011b42d00c04fc964ff',
+  '{}',
+  '[]',
+  '{"a":',
+  '{"a":1}',
+  '[1,[2,[3]]]',
+  '{"\\u0000":1}',
+  '"\\u0000"',
+  '{"a":"\\ud800"}',
+  'a'.repeat(5000),
+  'x'.repeat(70000),
+  '<script>alert(1)</script>',
+  '${jndi:ldap://x}',
+  '../../etc/passwd',
+  '\r\n',
+  '\t',
+  ' ',
+  '',
+  'pg_sleep(10)',
+  '1) OR pg_sleep(5) IS NULL --',
+  "a' || (SELECT current_user) || '",
+  "E'\\\\'",
+  'U&"\\0000"',
 ];
 function deep(n: number, leaf: unknown = 1): unknown {
   let v = leaf;
@@ -48,23 +170,35 @@ function deep(n: number, leaf: unknown = 1): unknown {
 function hostileKey(): string {
   const f = pick(FIELDS);
   switch (Math.floor(rand() * 8)) {
-    case 0: return f + pick(HOSTILE);
-    case 1: return `${f}__${pick(OPS)}${pick(HOSTILE)}`;
-    case 2: return `meta__${pick(HOSTILE)}__${pick(OPS)}`;
-    case 3: return `${pick(HOSTILE)}__${pick(OPS)}`;
-    case 4: return `${f}.${pick(FIELDS)}__${pick(OPS)}`;
-    case 5: return `${f}${'__'.repeat(1 + Math.floor(rand() * 4))}${pick(OPS)}`;
-    case 6: return `${f}_${pick(OPS)}`;
-    default: return `extra__${pick(FIELDS)}__${pick(FIELDS)}__${pick(OPS)}`;
+    case 0:
+      return f + pick(HOSTILE);
+    case 1:
+      return `${f}__${pick(OPS)}${pick(HOSTILE)}`;
+    case 2:
+      return `meta__${pick(HOSTILE)}__${pick(OPS)}`;
+    case 3:
+      return `${pick(HOSTILE)}__${pick(OPS)}`;
+    case 4:
+      return `${f}.${pick(FIELDS)}__${pick(OPS)}`;
+    case 5:
+      return `${f}${'__'.repeat(1 + Math.floor(rand() * 4))}${pick(OPS)}`;
+    case 6:
+      return `${f}_${pick(OPS)}`;
+    default:
+      return `extra__${pick(FIELDS)}__${pick(FIELDS)}__${pick(OPS)}`;
   }
 }
 
 function hostileValue(): string {
   switch (Math.floor(rand() * 6)) {
-    case 0: return JSON.stringify(deep(1 + Math.floor(rand() * 60), pick(HOSTILE)));
-    case 1: return `${pick(HOSTILE)},${pick(HOSTILE)}`;
-    case 2: return pick(HOSTILE) + pick(HOSTILE);
-    default: return pick(HOSTILE);
+    case 0:
+      return JSON.stringify(deep(1 + Math.floor(rand() * 60), pick(HOSTILE)));
+    case 1:
+      return `${pick(HOSTILE)},${pick(HOSTILE)}`;
+    case 2:
+      return pick(HOSTILE) + pick(HOSTILE);
+    default:
+      return pick(HOSTILE);
   }
 }
 
@@ -72,7 +206,17 @@ function hostileFilter(): string {
   const obj: Record<string, unknown> = {};
   for (let i = 0; i < 1 + Math.floor(rand() * 3); i++) {
     const k = rand() < 0.5 ? hostileKey() : `${pick(FIELDS)}__${pick(OPS)}`;
-    obj[k] = pick<unknown>([hostileValue(), deep(1 + Math.floor(rand() * 80)), 1e308, -0, [pick(HOSTILE), 1, null], null, true, { $gt: 1 }, 12345678901234567890]);
+    obj[k] = pick<unknown>([
+      hostileValue(),
+      deep(1 + Math.floor(rand() * 80)),
+      1e308,
+      -0,
+      [pick(HOSTILE), 1, null],
+      null,
+      true,
+      { $gt: 1 },
+      Number('12345678901234567890'),
+    ]);
   }
   return rand() < 0.1 ? pick(['{', 'NaN', '[1]', 'null', '"x"', JSON.stringify(deep(500))]) : JSON.stringify(obj);
 }
@@ -86,7 +230,20 @@ function enc(s: string): string {
   }
 }
 
-const RESERVED = ['ordering', '_sort', '_order', 'search', 'page', 'page_size', 'limit', 'offset', '_start', '_end', 'include_deleted', 'only_deleted'];
+const RESERVED = [
+  'ordering',
+  '_sort',
+  '_order',
+  'search',
+  'page',
+  'page_size',
+  'limit',
+  'offset',
+  '_start',
+  '_end',
+  'include_deleted',
+  'only_deleted',
+];
 
 /** One request's query string: 1–3 hostile parameters, sometimes with valid ones. */
 function hostileQuery(): string {
@@ -98,7 +255,11 @@ function hostileQuery(): string {
     if (r < 0.3) [key, value] = [hostileKey(), hostileValue()];
     else if (r < 0.6) [key, value] = [`${pick(FIELDS)}${pick(['__', '_'])}${pick(OPS)}`, hostileValue()];
     else if (r < 0.75) [key, value] = ['filter', hostileFilter()];
-    else [key, value] = [pick(RESERVED), rand() < 0.5 ? hostileValue() : pick(['-' + pick(FIELDS), `${pick(FIELDS)},-${pick(HOSTILE)}`, '"a" -b or', '-1', '1e3'])];
+    else
+      [key, value] = [
+        pick(RESERVED),
+        rand() < 0.5 ? hostileValue() : pick(['-' + pick(FIELDS), `${pick(FIELDS)},-${pick(HOSTILE)}`, '"a" -b or', '-1', '1e3']),
+      ];
     parts.push(`${enc(key)}=${enc(value)}`);
   }
   return parts.join('&');
@@ -106,10 +267,14 @@ function hostileQuery(): string {
 
 async function snapshot(): Promise<unknown> {
   const q = async (sql: string, p: unknown[] = []) => (await t.platform.pool.query(sql, p)).rows;
-  const tables = (await q('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [SCHEMA])).map((r) => r.table_name);
+  const tables = (await q('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [SCHEMA])).map(
+    (r) => r.table_name,
+  );
   const sums: Record<string, unknown> = {};
   for (const name of tables) {
-    const [row] = await q(`SELECT count(*)::int AS n, md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS sum FROM "${SCHEMA}"."${name}" x`);
+    const [row] = await q(
+      `SELECT count(*)::int AS n, md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS sum FROM "${SCHEMA}"."${name}" x`,
+    );
     sums[name] = row;
   }
   const catalogue = await q('SELECT name, version, md5(schema::text) AS s FROM datatables ORDER BY name');
@@ -126,7 +291,11 @@ beforeAll(async () => {
   await insertApp(t.platform, site.id, 'shop');
   const call = (url: string, body: unknown) => t.call('POST', url, { token, host: HOST, body });
   const made = await call('/api/apps/shop/datatables/create_schema/', {
-    resources: [resource, { ...resource, name: 'notes', provider: 'jsonb' }, { name: 'canary', schema: { fields: [{ name: 'secret', type: 'string' }] } }],
+    resources: [
+      resource,
+      { ...resource, name: 'notes', provider: 'jsonb' },
+      { name: 'canary', schema: { fields: [{ name: 'secret', type: 'string' }] } },
+    ],
   });
   if (made.status !== 201) throw new Error(`create_schema: ${made.status} ${made.text}`);
   for (const table of ['posts', 'notes']) expect((await call(`/api/apps/shop/datatables/${table}/data/`, ROWS)).status).toBe(201);

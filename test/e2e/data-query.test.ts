@@ -34,7 +34,10 @@ beforeAll(async () => {
   const org = await insertOrg(t.platform, 'query-org', owner.id);
   const site = await insertSite(t.platform, org.id, 'query-shop', HOST);
   await insertApp(t.platform, site.id, 'shop');
-  await t.platform.pool.query(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site,data:read}'), ($1, $3, 'member', '{view_site}')`, [org.id, reader.id, stranger.id]);
+  await t.platform.pool.query(
+    `INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site,data:read}'), ($1, $3, 'member', '{view_site}')`,
+    [org.id, reader.id, stranger.id],
+  );
   const otherOrg = await insertOrg(t.platform, 'query-other', outsider.id);
   const otherSite = await insertSite(t.platform, otherOrg.id, 'query-other', OTHER);
   await insertApp(t.platform, otherSite.id, 'shop');
@@ -42,11 +45,22 @@ beforeAll(async () => {
   await createSchema([
     resource,
     { ...resource, name: 'notes', provider: 'jsonb' },
-    { name: 'plain', schema: { fields: [{ name: 'n', type: 'integer', constraints: { required: true } }, { name: 'label', type: 'string' }] } },
+    {
+      name: 'plain',
+      schema: {
+        fields: [
+          { name: 'n', type: 'integer', constraints: { required: true } },
+          { name: 'label', type: 'string' },
+        ],
+      },
+    },
   ]);
   await insert('posts', ROWS);
   await insert('notes', ROWS);
-  await insert('plain', Array.from({ length: 1100 }, (_, i) => ({ n: i, label: `row ${i}` })));
+  await insert(
+    'plain',
+    Array.from({ length: 1100 }, (_, i) => ({ n: i, label: `row ${i}` })),
+  );
   await createSchema([{ name: 'posts', schema: { fields: [{ name: 'title', type: 'string' }] } }], OTHER, outsiderTok);
   await insert('posts', [{ title: 'other site' }], OTHER, outsiderTok);
 }, 60_000);
@@ -91,12 +105,22 @@ describe('list envelopes and pagination', () => {
     expect(res.body.data.map((r: { n: number }) => r.n)).toEqual([1095, 1096, 1097, 1098, 1099]);
     expect((await get(url({ _start: '0', _end: '3' }))).body.meta).toEqual({ offset: 0, limit: 3, count: 3, has_more: true });
     expect((await get(url({ _start: '0', _end: '5000' }))).body.meta.limit).toBe(1000);
-    expect((await get(url({ _start: '0', _end: '0' }))).body).toEqual({ data: [], total: 1100, meta: { offset: 0, limit: 0, count: 0, has_more: true } });
+    expect((await get(url({ _start: '0', _end: '0' }))).body).toEqual({
+      data: [],
+      total: 1100,
+      meta: { offset: 0, limit: 0, count: 0, has_more: true },
+    });
   });
 
   it.each([
-    [{ page: '0' }, 'page'], [{ page: '-1' }, 'page'], [{ page: 'x' }, 'page'], [{ page_size: '0' }, 'page_size'],
-    [{ limit: '1.5' }, 'limit'], [{ offset: '-3' }, 'offset'], [{ _start: '5', _end: '2' }, '_end'], [{ _start: 'a' }, '_start'],
+    [{ page: '0' }, 'page'],
+    [{ page: '-1' }, 'page'],
+    [{ page: 'x' }, 'page'],
+    [{ page_size: '0' }, 'page_size'],
+    [{ limit: '1.5' }, 'limit'],
+    [{ offset: '-3' }, 'offset'],
+    [{ _start: '5', _end: '2' }, '_end'],
+    [{ _start: 'a' }, '_start'],
   ])('bad paging %p → 400 naming %s', async (q, param) => {
     const res = await get(url(q as Record<string, string>));
     expect(res.status).toBe(400);
@@ -105,7 +129,10 @@ describe('list envelopes and pagination', () => {
 });
 
 describe('sorting', () => {
-  const ids = async (q: Record<string, string>, table = 'posts') => (await get(`/api/apps/shop/datatables/${table}/data/?${qs({ include_deleted: 'true', ...q })}`)).body.data.map((r: { id: number }) => r.id);
+  const ids = async (q: Record<string, string>, table = 'posts') =>
+    (await get(`/api/apps/shop/datatables/${table}/data/?${qs({ include_deleted: 'true', ...q })}`)).body.data.map(
+      (r: { id: number }) => r.id,
+    );
   it.each(['posts', 'notes'])('ordering and _sort/_order, several fields, on %s', async (table) => {
     expect(await ids({ ordering: '-views' }, table)).toEqual([4, 6, 3, 2, 1, 5]);
     expect(await ids({ ordering: 'published,-views' }, table)).toEqual([2, 6, 3, 1, 4, 5]);
@@ -113,8 +140,12 @@ describe('sorting', () => {
     expect(await ids({ _sort: 'views', _order: 'desc' }, table)).toEqual([4, 6, 3, 2, 1, 5]);
   });
   it('unknown sort field or direction → 400 naming the parameter', async () => {
-    expect((await get('/api/apps/shop/datatables/posts/data/?ordering=nope')).body.details).toEqual({ ordering: [expect.stringContaining('nope')] });
-    expect((await get('/api/apps/shop/datatables/posts/data/?_sort=views&_order=up')).body.details).toEqual({ _order: [expect.any(String)] });
+    expect((await get('/api/apps/shop/datatables/posts/data/?ordering=nope')).body.details).toEqual({
+      ordering: [expect.stringContaining('nope')],
+    });
+    expect((await get('/api/apps/shop/datatables/posts/data/?_sort=views&_order=up')).body.details).toEqual({
+      _order: [expect.any(String)],
+    });
   });
 });
 
@@ -142,9 +173,17 @@ describe('full-text search', () => {
 
 describe('errors, soft delete, single records', () => {
   it.each([
-    ['nope=1', 'nope'], ['title__foo=1', 'title__foo'], ['views=abc', 'views'], ['views__contains=1', 'views__contains'],
-    ['day=2026-13-01', 'day'], ['author.name=x', 'author.name'], ['populate=author', 'populate'], ['_aggregate=count(*)', '_aggregate'],
-    ['filter=%7Bbad', 'filter'], ['filter=%5B1%5D', 'filter'], ['filter=%7B%22nope%22%3A1%7D', 'nope'],
+    ['nope=1', 'nope'],
+    ['title__foo=1', 'title__foo'],
+    ['views=abc', 'views'],
+    ['views__contains=1', 'views__contains'],
+    ['day=2026-13-01', 'day'],
+    ['author.name=x', 'author.name'],
+    ['populate=author', 'populate'],
+    ['_aggregate=count(*)', '_aggregate'],
+    ['filter=%7Bbad', 'filter'],
+    ['filter=%5B1%5D', 'filter'],
+    ['filter=%7B%22nope%22%3A1%7D', 'nope'],
   ])('%s → 400 naming %s', async (q, param) => {
     const res = await get(`/api/apps/shop/datatables/posts/data/?${q}`);
     expect(res.status).toBe(400);
@@ -152,7 +191,8 @@ describe('errors, soft delete, single records', () => {
   });
 
   it('soft-deleted rows are hidden unless include_deleted / only_deleted', async () => {
-    const ids = async (q: string) => sorted((await get(`/api/apps/shop/datatables/posts/data/?${q}`)).body.data.map((r: { id: number }) => r.id));
+    const ids = async (q: string) =>
+      sorted((await get(`/api/apps/shop/datatables/posts/data/?${q}`)).body.data.map((r: { id: number }) => r.id));
     expect(await ids('')).toEqual([1, 2, 3, 4, 6]);
     expect(await ids('include_deleted=true')).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await ids('only_deleted=true')).toEqual([5]);
@@ -161,7 +201,10 @@ describe('errors, soft delete, single records', () => {
   it.each(['posts', 'notes'])('GET one record of %s: 200 {status, data}, 404 {error, detail}', async (table) => {
     const one = await get(`/api/apps/shop/datatables/${table}/data/1/`);
     expect(one.status).toBe(200);
-    expect(one.body).toEqual({ status: 'success', data: expect.objectContaining({ id: 1, title: 'Hello World', day: '2026-01-01', meta: { a: 1, b: { c: 'x' } } }) });
+    expect(one.body).toEqual({
+      status: 'success',
+      data: expect.objectContaining({ id: 1, title: 'Hello World', day: '2026-01-01', meta: { a: 1, b: { c: 'x' } } }),
+    });
     expect(one.body.data).not.toHaveProperty('search_vector');
     for (const id of ['99', 'abc', '5']) {
       const res = await get(`/api/apps/shop/datatables/${table}/data/${id}/`);
@@ -187,7 +230,11 @@ describe('tenant isolation', () => {
     expect(mine.body.data.map((r: { title: string }) => r.title)).not.toContain('other site');
     const theirs = await get('/api/apps/shop/datatables/posts/data/', outsiderTok, OTHER);
     expect(theirs.body.data.map((r: { title: string }) => r.title)).toEqual(['other site']);
-    for (const url of ['/api/apps/shop/datatables/posts/data/', '/api/apps/shop/datatables/notes/data/', '/api/apps/shop/datatables/notes/data/1/']) {
+    for (const url of [
+      '/api/apps/shop/datatables/posts/data/',
+      '/api/apps/shop/datatables/notes/data/',
+      '/api/apps/shop/datatables/notes/data/1/',
+    ]) {
       expect([403, 404]).toContain((await get(url, outsiderTok, HOST)).status);
       expect([403, 404]).toContain((await get(url, token, OTHER)).status);
     }
@@ -203,7 +250,10 @@ describe('GraphQL answers as REST does', () => {
       total page pageSize items { id table data rank excerpt } } }`;
   const pairs: Array<[Record<string, unknown>, string]> = [
     [{ table: 'posts' }, ''],
-    [{ table: 'notes', filter: { views__gte: 10 }, sort: ['-views'] }, 'filter=' + encodeURIComponent('{"views__gte":10}') + '&ordering=-views'],
+    [
+      { table: 'notes', filter: { views__gte: 10 }, sort: ['-views'] },
+      'filter=' + encodeURIComponent('{"views__gte":10}') + '&ordering=-views',
+    ],
     [{ table: 'posts', filter: { title__icontains: 'hello', meta__a__gt: 1 } }, 'title__icontains=hello&meta__a__gt=1'],
     [{ table: 'posts', search: 'cats', inc: true }, 'search=cats&include_deleted=true'],
     [{ table: 'notes', only: true }, 'only_deleted=true'],
@@ -215,15 +265,26 @@ describe('GraphQL answers as REST does', () => {
     expect(g.body.errors).toBeUndefined();
     const r = await get(`/api/apps/shop/datatables/${vars.table}/data/?${rest}`);
     const conn = g.body.data.records;
-    expect({ total: conn.total, page: conn.page, pageSize: conn.pageSize }).toEqual({ total: r.body.total, page: r.body.page, pageSize: r.body.page_size });
-    expect(conn.items.map((i: { data: unknown; rank: unknown; excerpt: unknown }) => ({ ...(i.data as object), ...(i.rank != null ? { rank: i.rank, excerpt: i.excerpt } : {}) }))).toEqual(r.body.data);
+    expect({ total: conn.total, page: conn.page, pageSize: conn.pageSize }).toEqual({
+      total: r.body.total,
+      page: r.body.page,
+      pageSize: r.body.page_size,
+    });
+    expect(
+      conn.items.map((i: { data: unknown; rank: unknown; excerpt: unknown }) => ({
+        ...(i.data as object),
+        ...(i.rank != null ? { rank: i.rank, excerpt: i.excerpt } : {}),
+      })),
+    ).toEqual(r.body.data);
     expect(conn.items.every((i: { table: string }) => i.table === vars.table)).toBe(true);
   });
   it('record(id) as GET one; null when missing; errors as REST', async () => {
     const g = await gql('{ record(app: "shop", table: "posts", id: "2") { id table data } }');
     expect(g.body.data.record).toEqual({ id: '2', table: 'posts', data: (await get('/api/apps/shop/datatables/posts/data/2/')).body.data });
     expect((await gql('{ record(app: "shop", table: "posts", id: "5") { id } }')).body.data.record).toBeNull();
-    expect((await gql('{ record(app: "shop", table: "posts", id: "5", includeDeleted: true) { id } }')).body.data.record).toEqual({ id: '5' });
+    expect((await gql('{ record(app: "shop", table: "posts", id: "5", includeDeleted: true) { id } }')).body.data.record).toEqual({
+      id: '5',
+    });
     const bad = await gql('{ records(app: "shop", table: "posts", filter: {nope: 1}) { total } }');
     expect(bad.body.errors[0].extensions.code).toBe('invalid');
   });

@@ -98,8 +98,17 @@ describe('foreign keys', () => {
   });
 
   test('onDelete: RESTRICT 403, CASCADE, SET NULL, SET DEFAULT, NO ACTION', async () => {
-    expect((await post('parents', [{ id: 1, name: 'default' }, { id: 2, name: 'p2' }, { id: 3, name: 'p3' }])).status).toBe(201);
-    for (const c of ['c_restrict', 'c_cascade', 'c_null', 'c_default', 'c_noaction']) expect((await post(c, { id: 10, parent: 2 })).status).toBe(201);
+    expect(
+      (
+        await post('parents', [
+          { id: 1, name: 'default' },
+          { id: 2, name: 'p2' },
+          { id: 3, name: 'p3' },
+        ])
+      ).status,
+    ).toBe(201);
+    for (const c of ['c_restrict', 'c_cascade', 'c_null', 'c_default', 'c_noaction'])
+      expect((await post(c, { id: 10, parent: 2 })).status).toBe(201);
     const blocked = await del(DATA('parents') + '2/');
     expect(blocked.status).toBe(403);
     expect(blocked.body).toEqual({ error: expect.any(String), detail: expect.any(String) });
@@ -116,7 +125,10 @@ describe('foreign keys', () => {
 
 describe('record hooks', () => {
   test('RECORD_CREATE per record, after commit, with app_slug, datatable, record_id, data', async () => {
-    await post('parents', [{ id: 20, name: 'a' }, { id: 21, name: 'b' }]);
+    await post('parents', [
+      { id: 20, name: 'a' },
+      { id: 21, name: 'b' },
+    ]);
     expect(events).toHaveLength(1);
     expect(events[0]).toEqual([
       { type: 'RECORD_CREATE', app_slug: 'web', datatable: 'parents', record_id: '20', data: { id: 20, name: 'a' } },
@@ -127,9 +139,20 @@ describe('record hooks', () => {
 
   test('RECORD_UPDATE with previous; RECORD_DELETE with hard', async () => {
     await t.call('PATCH', DATA('parents') + '20/', { ...as(), body: { name: 'a2' } });
-    expect(events[0]).toEqual([{ type: 'RECORD_UPDATE', app_slug: 'web', datatable: 'parents', record_id: '20', data: { id: 20, name: 'a2' }, previous: { id: 20, name: 'a' } }]);
+    expect(events[0]).toEqual([
+      {
+        type: 'RECORD_UPDATE',
+        app_slug: 'web',
+        datatable: 'parents',
+        record_id: '20',
+        data: { id: 20, name: 'a2' },
+        previous: { id: 20, name: 'a' },
+      },
+    ]);
     await del(DATA('parents') + '20/');
-    expect(events[1]).toEqual([{ type: 'RECORD_DELETE', app_slug: 'web', datatable: 'parents', record_id: '20', data: { id: 20, name: 'a2' }, hard: true }]);
+    expect(events[1]).toEqual([
+      { type: 'RECORD_DELETE', app_slug: 'web', datatable: 'parents', record_id: '20', data: { id: 20, name: 'a2' }, hard: true },
+    ]);
   });
 
   test('a failing hook is logged and never fails the write', async () => {
@@ -146,9 +169,18 @@ describe('record hooks', () => {
   });
 
   test('not fired when the transaction rolls back', async () => {
-    const res = await post('parents', [{ id: 30, name: 'x' }, { id: 30, name: 'dup' }]);
+    const res = await post('parents', [
+      { id: 30, name: 'x' },
+      { id: 30, name: 'dup' },
+    ]);
     expect(res.status).toBe(409);
-    const bad = await t.call('PATCH', DATA('parents'), { ...as(), body: [{ id: 21, name: 'ok' }, { id: 404404, name: 'missing' }] });
+    const bad = await t.call('PATCH', DATA('parents'), {
+      ...as(),
+      body: [
+        { id: 21, name: 'ok' },
+        { id: 404404, name: 'missing' },
+      ],
+    });
     expect(bad.status).toBe(404);
     expect(events).toEqual([]);
     expect(await rows('SELECT name FROM relshop."web_parents" WHERE id = 21')).toEqual([{ name: 'b' }]);
@@ -171,11 +203,15 @@ describe('jsonb provider', () => {
     const up = await post('notes', { code: 'c1', title: 'n1b' }, 'upsert/?unique_fields=code');
     expect([up.status, up.body.created, up.body.data.id]).toEqual([200, false, n1.id]);
     expect((await del(DATA('notes') + n1.id + '/')).status).toBe(204);
-    const [stored] = await rows(`SELECT data FROM relshop."_jsonb_app_${(await rows(`SELECT id FROM apps WHERE slug = 'web' ORDER BY id LIMIT 1`))[0].id}" WHERE record_id = '${n1.id}'`);
+    const [stored] = await rows(
+      `SELECT data FROM relshop."_jsonb_app_${(await rows(`SELECT id FROM apps WHERE slug = 'web' ORDER BY id LIMIT 1`))[0].id}" WHERE record_id = '${n1.id}'`,
+    );
     expect(stored.data.is_deleted).toBe(true);
     const many = await post('notes', [{ title: 'm1' }, { title: 'm2' }]);
     expect(many.body.data).toHaveLength(2);
-    const gone = await del(DATA('notes') + '?filter=' + encodeURIComponent(JSON.stringify({ title__in: ['m1', 'm2'] })) + '&hard_delete=true');
+    const gone = await del(
+      DATA('notes') + '?filter=' + encodeURIComponent(JSON.stringify({ title__in: ['m1', 'm2'] })) + '&hard_delete=true',
+    );
     expect(gone.body.deleted).toBe(2);
   });
 });

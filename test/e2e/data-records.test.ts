@@ -14,7 +14,8 @@ const DATA = (name: string) => `/api/apps/web/datatables/${name}/data/`;
 const post = (name: string, body: unknown, q = '') => t.call('POST', DATA(name) + q, { ...as(), body });
 const patch = (url: string, body: unknown) => t.call('PATCH', url, { ...as(), body });
 const del = (url: string) => t.call('DELETE', url, as());
-const count = async (table: string, where = 'TRUE') => Number((await t.platform.pool.query(`SELECT count(*) FROM shop."web_${table}" WHERE ${where}`)).rows[0].count);
+const count = async (table: string, where = 'TRUE') =>
+  Number((await t.platform.pool.query(`SELECT count(*) FROM shop."web_${table}" WHERE ${where}`)).rows[0].count);
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -24,7 +25,10 @@ beforeAll(async () => {
   const org = await insertOrg(t.platform, 'acme-records', owner.id);
   const site = await insertSite(t.platform, org.id, 'shop', HOST);
   await insertApp(t.platform, site.id, 'web');
-  await t.platform.pool.query(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{data:read}')`, [org.id, reader.id]);
+  await t.platform.pool.query(
+    `INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{data:read}')`,
+    [org.id, reader.id],
+  );
   const res = await t.call('POST', '/api/apps/web/datatables/create_schema/', {
     ...as(),
     body: {
@@ -47,8 +51,27 @@ beforeAll(async () => {
             ],
           },
         },
-        { name: 'pairs', schema: { fields: [{ name: 'a', type: 'integer' }, { name: 'b', type: 'string' }, { name: 'v', type: 'integer' }], primaryKey: ['a', 'b'] } },
-        { name: 'counters', schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'n', type: 'integer' }], primaryKey: 'id' } },
+        {
+          name: 'pairs',
+          schema: {
+            fields: [
+              { name: 'a', type: 'integer' },
+              { name: 'b', type: 'string' },
+              { name: 'v', type: 'integer' },
+            ],
+            primaryKey: ['a', 'b'],
+          },
+        },
+        {
+          name: 'counters',
+          schema: {
+            fields: [
+              { name: 'id', type: 'integer' },
+              { name: 'n', type: 'integer' },
+            ],
+            primaryKey: 'id',
+          },
+        },
       ],
     },
   });
@@ -58,11 +81,29 @@ afterAll(() => t.close());
 
 describe('create', () => {
   test('one record: 201 {status, message, data} with generated id, defaults and times', async () => {
-    const res = await post('posts', { title: 'Hello', slug: 'hello', meta: { a: [1] }, tags: ['x', 'y'], day: '2026-02-28', score: 1.5, created_at: '1999-01-01T00:00:00Z' });
+    const res = await post('posts', {
+      title: 'Hello',
+      slug: 'hello',
+      meta: { a: [1] },
+      tags: ['x', 'y'],
+      day: '2026-02-28',
+      score: 1.5,
+      created_at: '1999-01-01T00:00:00Z',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ status: 'success', message: expect.any(String), data: expect.any(Object) });
     const r = res.body.data;
-    expect(r).toMatchObject({ title: 'Hello', slug: 'hello', views: 0, status: 'draft', is_deleted: false, meta: { a: [1] }, tags: ['x', 'y'], day: '2026-02-28', score: 1.5 });
+    expect(r).toMatchObject({
+      title: 'Hello',
+      slug: 'hello',
+      views: 0,
+      status: 'draft',
+      is_deleted: false,
+      meta: { a: [1] },
+      tags: ['x', 'y'],
+      day: '2026-02-28',
+      score: 1.5,
+    });
     expect(r.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(r.created_at).not.toBe('1999-01-01T00:00:00.000Z');
@@ -78,14 +119,23 @@ describe('create', () => {
   });
 
   test('bulk beyond one batch: 2,500 records with mixed field sets, in body order', async () => {
-    const body = Array.from({ length: 2500 }, (_, i) => (i % 3 === 0 ? { title: `bulk-${i}` } : { title: `bulk-${i}`, views: i, status: 'live' }));
+    const body = Array.from({ length: 2500 }, (_, i) =>
+      i % 3 === 0 ? { title: `bulk-${i}` } : { title: `bulk-${i}`, views: i, status: 'live' },
+    );
     const res = await post('posts', body);
     expect(res.status).toBe(201);
     expect(res.body.data.map((r: { title: string }) => r.title)).toEqual(body.map((b) => b.title));
     expect(res.body.data[0]).toMatchObject({ views: 0, status: 'draft' });
     expect(res.body.data[1]).toMatchObject({ views: 1, status: 'live' });
     expect(await count('posts', "title LIKE 'bulk-%'")).toBe(2500);
-    expect((await post('posts', Array.from({ length: 10_001 }, () => ({ title: 'x' })))).status).toBe(400);
+    expect(
+      (
+        await post(
+          'posts',
+          Array.from({ length: 10_001 }, () => ({ title: 'x' })),
+        )
+      ).status,
+    ).toBe(400);
     expect((await post('posts', [])).status).toBe(400);
   });
 
@@ -103,7 +153,10 @@ describe('create', () => {
     const bad = await post('posts', [{ title: 'ok1' }, { title: 5 }, { title: 'ok3' }]);
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body.details)).toEqual(['[1].title']);
-    const dup = await post('posts', [{ title: 'a', slug: 'same' }, { title: 'b', slug: 'same' }]);
+    const dup = await post('posts', [
+      { title: 'a', slug: 'same' },
+      { title: 'b', slug: 'same' },
+    ]);
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ error: expect.any(String), detail: expect.any(String), field: 'slug' });
     expect(await count('posts')).toBe(before);
@@ -137,7 +190,14 @@ describe('upsert', () => {
 
   test('array: created per item; by composite primary key', async () => {
     await post('pairs', { a: 1, b: 'x', v: 1 });
-    const res = await post('pairs', [{ a: 1, b: 'x', v: 2 }, { a: 2, b: 'y', v: 3 }], 'upsert/?unique_fields=a,b');
+    const res = await post(
+      'pairs',
+      [
+        { a: 1, b: 'x', v: 2 },
+        { a: 2, b: 'y', v: 3 },
+      ],
+      'upsert/?unique_fields=a,b',
+    );
     expect(res.status).toBe(201);
     expect(res.body.created).toEqual([false, true]);
     expect(res.body.data.map((r: { v: number }) => r.v)).toEqual([2, 3]);
@@ -173,12 +233,20 @@ describe('patch', () => {
   test('array: each with its key, all or nothing', async () => {
     const { body } = await post('posts', [{ title: 'p1' }, { title: 'p2' }]);
     const [a, b] = body.data;
-    const res = await patch(DATA('posts'), [{ id: a.id, views: 10 }, { id: b.id, views: 20 }]);
+    const res = await patch(DATA('posts'), [
+      { id: a.id, views: 10 },
+      { id: b.id, views: 20 },
+    ]);
     expect(res.status).toBe(200);
     expect(res.body.data.map((r: { views: number }) => r.views)).toEqual([10, 20]);
-    const fail = await patch(DATA('posts'), [{ id: a.id, views: 11 }, { id: '00000000-0000-4000-8000-000000000000', views: 1 }]);
+    const fail = await patch(DATA('posts'), [
+      { id: a.id, views: 11 },
+      { id: '00000000-0000-4000-8000-000000000000', views: 1 },
+    ]);
     expect(fail.status).toBe(404);
-    expect((await t.call('GET', `${DATA('posts')}${a.id}/`, as())).body.data?.views ?? (await count('posts', `id = '${a.id}' AND views = 10`))).toBeTruthy();
+    expect(
+      (await t.call('GET', `${DATA('posts')}${a.id}/`, as())).body.data?.views ?? (await count('posts', `id = '${a.id}' AND views = 10`)),
+    ).toBeTruthy();
     expect(await count('posts', `id = '${a.id}' AND views = 10`)).toBe(1);
     const nokey = await patch(DATA('posts'), [{ views: 1 }]);
     expect(nokey.status).toBe(400);
@@ -186,12 +254,17 @@ describe('patch', () => {
   });
 
   test('object + filters: {data, total}; no filter → 400; bad filter → 400', async () => {
-    await post('posts', [{ title: 'bulk', status: 'draft', views: 1 }, { title: 'bulk', status: 'draft', views: 2 }]);
+    await post('posts', [
+      { title: 'bulk', status: 'draft', views: 1 },
+      { title: 'bulk', status: 'draft', views: 2 },
+    ]);
     const res = await patch(DATA('posts') + '?title=bulk', { status: 'live' });
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(2);
     expect(res.body.data.every((r: { status: string }) => r.status === 'live')).toBe(true);
-    const viaJson = await patch(DATA('posts') + '?filter=' + encodeURIComponent(JSON.stringify({ title: 'bulk', views__gte: 2 })), { views: 5 });
+    const viaJson = await patch(DATA('posts') + '?filter=' + encodeURIComponent(JSON.stringify({ title: 'bulk', views__gte: 2 })), {
+      views: 5,
+    });
     expect(viaJson.body.total).toBe(1);
     expect((await patch(DATA('posts'), { status: 'live' })).status).toBe(400);
     expect((await patch(DATA('posts') + '?nofield=1', { status: 'live' })).status).toBe(400);
@@ -235,7 +308,11 @@ describe('delete and soft delete', () => {
   });
 
   test('by filter JSON: {deleted}; malformed filter 400; neither ids nor filter 400', async () => {
-    await post('posts', [{ title: 'f', views: 1 }, { title: 'f', views: 2 }, { title: 'f', views: 3 }]);
+    await post('posts', [
+      { title: 'f', views: 1 },
+      { title: 'f', views: 2 },
+      { title: 'f', views: 3 },
+    ]);
     const res = await del(DATA('posts') + '?filter=' + encodeURIComponent(JSON.stringify({ title: 'f', views__gte: 2 })));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'success', message: expect.any(String), deleted: 2 });

@@ -12,7 +12,8 @@ let tokA: string, tokB: string;
 let webA: { uuid: string };
 
 const q = async (sql: string, params: unknown[] = []) => (await t.platform.pool.query(sql, params)).rows;
-const gql = (host: string, token: string, query: string, variables: Record<string, unknown> = {}) => t.call('POST', '/graphql', { host, token, body: { query, variables } });
+const gql = (host: string, token: string, query: string, variables: Record<string, unknown> = {}) =>
+  t.call('POST', '/graphql', { host, token, body: { query, variables } });
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -30,16 +31,29 @@ afterAll(() => t.close());
 
 describe('GraphQL', () => {
   test('createSchema, datatable, App.tables, deleteTable', async () => {
-    const created = await gql(A, tokA, 'mutation ($p: JSON!) { createSchema(app: "web", package: $p) { name physicalName provider rowCount schema } }', {
-      p: { resources: [{ name: 'gq', provider: 'jsonb', schema: { fields: [{ name: 'x', type: 'integer' }] } }] },
-    });
+    const created = await gql(
+      A,
+      tokA,
+      'mutation ($p: JSON!) { createSchema(app: "web", package: $p) { name physicalName provider rowCount schema } }',
+      {
+        p: { resources: [{ name: 'gq', provider: 'jsonb', schema: { fields: [{ name: 'x', type: 'integer' }] } }] },
+      },
+    );
     expect(created.body.errors).toBeUndefined();
     expect(created.body.data.createSchema[0]).toMatchObject({ name: 'gq', provider: 'jsonb', rowCount: 0 });
     const one = await gql(A, tokA, '{ datatable(app: "web", name: "secrets") { name physicalName rowCount description } }');
     expect(one.body.data.datatable).toEqual({ name: 'secrets', physicalName: 'web_secrets', rowCount: 0, description: '' });
     expect((await gql(A, tokA, '{ datatable(app: "web", name: "nope") { name } }')).body.data.datatable).toBeNull();
     const list = await gql(A, tokA, `{ app(slug: "web") { tables { items { name rowCount } total page pageSize } } }`);
-    expect(list.body.data.app.tables).toEqual({ items: [{ name: 'gq', rowCount: 0 }, { name: 'secrets', rowCount: 0 }], total: 2, page: 1, pageSize: 20 });
+    expect(list.body.data.app.tables).toEqual({
+      items: [
+        { name: 'gq', rowCount: 0 },
+        { name: 'secrets', rowCount: 0 },
+      ],
+      total: 2,
+      page: 1,
+      pageSize: 20,
+    });
     const bad = await gql(A, tokA, 'mutation { createSchema(app: "web", package: {resources: []}) { name } }');
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'invalid', status: 400 });
     const del = await gql(A, tokA, 'mutation { deleteTable(app: "web", name: "gq") }');
@@ -56,8 +70,28 @@ describe('GraphQL', () => {
 describe('foreign keys', () => {
   test('cycles among new tables, and every onDelete action enforced by the database', async () => {
     await createTables(t, { host: A, token: tokA, app: 'web' }, [
-      { name: 'left', schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'r', type: 'integer' }], primaryKey: 'id', foreignKeys: [{ fields: 'r', reference: { resource: 'right', fields: 'id' } }] } },
-      { name: 'right', schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'l', type: 'integer' }], primaryKey: 'id', foreignKeys: [{ fields: 'l', reference: { resource: 'left', fields: 'id' } }] } },
+      {
+        name: 'left',
+        schema: {
+          fields: [
+            { name: 'id', type: 'integer' },
+            { name: 'r', type: 'integer' },
+          ],
+          primaryKey: 'id',
+          foreignKeys: [{ fields: 'r', reference: { resource: 'right', fields: 'id' } }],
+        },
+      },
+      {
+        name: 'right',
+        schema: {
+          fields: [
+            { name: 'id', type: 'integer' },
+            { name: 'l', type: 'integer' },
+          ],
+          primaryKey: 'id',
+          foreignKeys: [{ fields: 'l', reference: { resource: 'left', fields: 'id' } }],
+        },
+      },
       { name: 'parent', schema: { fields: [{ name: 'id', type: 'integer' }], primaryKey: 'id' } },
       {
         name: 'child',
@@ -85,7 +119,9 @@ describe('foreign keys', () => {
     await expect(q(`DELETE FROM ${s}.web_parent WHERE id = 2`)).rejects.toMatchObject({ code: '23503' });
     await q(`DELETE FROM ${s}.web_parent WHERE id = 3`);
     expect((await q(`SELECT setdefault FROM ${s}.web_child WHERE id = 1`))[0].setdefault).toBe(0);
-    const [{ n }] = await q(`SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text IN ('site_a.web_left', 'site_a.web_right')`);
+    const [{ n }] = await q(
+      `SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text IN ('site_a.web_left', 'site_a.web_right')`,
+    );
     expect(n).toBe(2);
   });
 });
@@ -100,7 +136,11 @@ describe('tenant isolation', () => {
     // Same table name on B: its own table in its own schema.
     const [v] = await createTables(t, { host: B, token: tokB, app: 'web' }, [{ name: 'secrets', schema: { fields: [{ name: 'w' }] } }]);
     expect(v.physical_name).toBe('web_secrets');
-    expect((await q(`SELECT table_schema FROM information_schema.tables WHERE table_name = 'web_secrets' ORDER BY 1`)).map((r: any) => r.table_schema)).toEqual(['site_a', 'site_b']);
+    expect(
+      (await q(`SELECT table_schema FROM information_schema.tables WHERE table_name = 'web_secrets' ORDER BY 1`)).map(
+        (r: any) => r.table_schema,
+      ),
+    ).toEqual(['site_a', 'site_b']);
     expect((await t.call('GET', '/api/apps/web/datatables/secrets/', asB)).body.schema.fields.map((f: any) => f.name)).toEqual(['id', 'w']);
     // A's user on B's host: no access to B's site.
     expect((await t.call('GET', '/api/apps/web/datatables/secrets/', { host: B, token: tokA })).status).toBe(403);

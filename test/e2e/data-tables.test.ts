@@ -11,7 +11,8 @@ let readerTok: string;
 
 const q = async (sql: string, params: unknown[] = []) => (await t.platform.pool.query(sql, params)).rows;
 const as = (token = tok) => ({ token, host: SHOP });
-const create = (resources: unknown[], qs = '', token = tok) => t.call('POST', `/api/apps/web/datatables/create_schema/${qs}`, { ...as(token), body: { resources } });
+const create = (resources: unknown[], qs = '', token = tok) =>
+  t.call('POST', `/api/apps/web/datatables/create_schema/${qs}`, { ...as(token), body: { resources } });
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -21,13 +22,22 @@ beforeAll(async () => {
   const org = await insertOrg(t.platform, 'acme', owner.id);
   const site = await insertSite(t.platform, org.id, 'shop', SHOP);
   await insertApp(t.platform, site.id, 'web');
-  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site,data:read}')`, [org.id, reader.id]);
+  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site,data:read}')`, [
+    org.id,
+    reader.id,
+  ]);
 });
 afterAll(() => t.close());
 
 const authors = {
   name: 'authors',
-  schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'email', type: 'string', format: 'email', constraints: { unique: true, required: true } }], primaryKey: 'id' },
+  schema: {
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'email', type: 'string', format: 'email', constraints: { unique: true, required: true } },
+    ],
+    primaryKey: 'id',
+  },
 };
 const posts = {
   name: 'posts',
@@ -64,7 +74,11 @@ describe('create_schema', () => {
     expect(p).toMatchObject({ views: 0, status: 'draft', is_deleted: false });
     expect(p.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(p.created_at).toBeInstanceOf(Date);
-    const bad = async (sql: string, params: unknown[] = []) => (await t.platform.pool.query(sql, params).then(() => null, (e) => e.code)) as string | null;
+    const bad = async (sql: string, params: unknown[] = []) =>
+      (await t.platform.pool.query(sql, params).then(
+        () => null,
+        (e) => e.code,
+      )) as string | null;
     expect(await bad(`INSERT INTO ${tbl} (title) VALUES (NULL)`)).toBe('23502');
     expect(await bad(`INSERT INTO ${tbl} (title) VALUES (repeat('x', 21))`)).toBe('23514');
     expect(await bad(`INSERT INTO ${tbl} (title, views) VALUES ('a', -1)`)).toBe('23514');
@@ -89,13 +103,24 @@ describe('create_schema', () => {
 
   test('jsonb provider: rows in the app store, unique as a partial index', async () => {
     const [v] = await createTables(t, { host: SHOP, token: tok, app: 'web' }, [
-      { name: 'notes', provider: 'jsonb', schema: { fields: [{ name: 'code', type: 'string', constraints: { unique: true } }, { name: 'n', type: 'integer' }] } },
+      {
+        name: 'notes',
+        provider: 'jsonb',
+        schema: {
+          fields: [
+            { name: 'code', type: 'string', constraints: { unique: true } },
+            { name: 'n', type: 'integer' },
+          ],
+        },
+      },
     ]);
     expect(v).toMatchObject({ physical_name: expect.stringMatching(/^_jsonb_app_\d+$/), provider: 'jsonb', row_count: 0 });
     const [{ id }] = await q(`SELECT id FROM datatables WHERE name = 'notes'`);
     const store = `"shop"."${v.physical_name}"`;
     await q(`INSERT INTO ${store} (table_id, record_id, data) VALUES ($1, 'a', '{"code":"x"}')`, [id]);
-    await expect(q(`INSERT INTO ${store} (table_id, record_id, data) VALUES ($1, 'b', '{"code":"x"}')`, [id])).rejects.toMatchObject({ code: '23505' });
+    await expect(q(`INSERT INTO ${store} (table_id, record_id, data) VALUES ($1, 'b', '{"code":"x"}')`, [id])).rejects.toMatchObject({
+      code: '23505',
+    });
     const got = await t.call('GET', '/api/apps/web/datatables/notes/', as());
     expect(got.body.row_count).toBe(1);
   });
@@ -107,7 +132,12 @@ describe('create_schema', () => {
     ]);
     expect(res.status).toBe(400);
     expect(res.body.details['resources[1].schema.fields[0].type']).toBeDefined();
-    const ref = await create([{ name: 'c', schema: { fields: [{ name: 'o', type: 'integer' }], foreignKeys: [{ fields: 'o', reference: { resource: 'nope', fields: 'id' } }] } }]);
+    const ref = await create([
+      {
+        name: 'c',
+        schema: { fields: [{ name: 'o', type: 'integer' }], foreignKeys: [{ fields: 'o', reference: { resource: 'nope', fields: 'id' } }] },
+      },
+    ]);
     expect(ref.status).toBe(400);
     expect(Object.keys(ref.body.details)).toEqual(['resources[0].schema.foreignKeys[0].reference.resource']);
     const lang = await create([{ name: 'c', schema: { fields: [{ name: 'o' }], search_fields: ['o'], search_language: 'klingon' } }]);
@@ -119,7 +149,10 @@ describe('create_schema', () => {
 
   test('a database failure mid-package rolls everything back', async () => {
     await q('CREATE TABLE "shop"."web_stray" (x int)');
-    const res = await create([{ name: 'fine', schema: { fields: [{ name: 'a' }] } }, { name: 'stray', schema: { fields: [{ name: 'a' }] } }]);
+    const res = await create([
+      { name: 'fine', schema: { fields: [{ name: 'a' }] } },
+      { name: 'stray', schema: { fields: [{ name: 'a' }] } },
+    ]);
     expect(res.status).toBe(400);
     expect(res.body.details['resources[1].name']).toBeDefined();
     expect(await q(`SELECT 1 FROM pg_class WHERE relname = 'web_fine'`)).toEqual([]);
@@ -171,7 +204,7 @@ describe('hostile input', () => {
       { name: 'h1', schema: { fields: [{ name: 'a"b' }] } },
       { name: 'h2', description: 'nul\u0000here', schema: { fields: [{ name: 'a' }] } },
       { name: 'h3', schema: { fields: [{ name: 'a', default: "x'); DROP TABLE datatables; --" }] } },
-      
+
       { name: 'h5', schema: { fields: [{ name: 'a', type: 'number', constraints: { minimum: 1e308, maximum: 1.7e308 } }] } },
       { name: 'h6', schema: { fields: [{ name: 'a', type: 'integer', default: 1e20 }] } },
       { name: 'h7', schema: { fields: [{ name: 'a', constraints: { enum: ["'", '\\', 'ü 日本', '$$'] } }] } },
@@ -190,5 +223,4 @@ describe('hostile input', () => {
     expect([201, 400]).toContain(res.status);
     expect((await q('SELECT count(*)::int AS n FROM datatables'))[0].n).toBeGreaterThan(0);
   });
-
 });

@@ -129,7 +129,12 @@ test.each([
   ['PATCH', '/api/_test/echo/'],
   ['PUT', '/api/cloud/permissions/'],
 ])('a known path with another method (%s %s) answers 405 with Allow', async (method, url) => {
-  const res = await send(method, url, method === 'DELETE' ? undefined : '{}', method === 'DELETE' ? {} : { 'content-type': 'application/json' });
+  const res = await send(
+    method,
+    url,
+    method === 'DELETE' ? undefined : '{}',
+    method === 'DELETE' ? {} : { 'content-type': 'application/json' },
+  );
   expectEnvelope(res, 405, 'method_not_allowed');
   expect(String(res.headers.allow)).toMatch(/GET|POST/);
 });

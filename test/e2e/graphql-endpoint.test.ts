@@ -63,10 +63,21 @@ describe('distributed', () => {
   afterAll(() => w.close());
 
   const post = (url: string, headers: Record<string, string> = {}) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ me { id } }' }) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query: '{ me { id } }' }),
+    });
   const tenancy = () => w.servers.find((s) => s.name === 'tenancy')!;
   const ctxFor = (fields: Partial<RequestContext>) =>
-    ({ requestId: 'direct', principal: { kind: 'anonymous' }, site: null, host: 'localhost', baseUrl: 'http://localhost', ...fields }) as RequestContext;
+    ({
+      requestId: 'direct',
+      principal: { kind: 'anonymous' },
+      site: null,
+      host: 'localhost',
+      baseUrl: 'http://localhost',
+      ...fields,
+    }) as RequestContext;
 
   test('a subgraph server refuses a request without the signed context', async () => {
     const res = await post(tenancy().url);
@@ -85,7 +96,15 @@ describe('distributed', () => {
     const anonymous = await post(tenancy().url, { 'x-platform-context': signContextToken(ctxFor({}), secret) });
     expect(anonymous.status).toBe(200);
     expect((await anonymous.json()).errors[0].extensions.code).toBe('not_authenticated');
-    const principal = { kind: 'user', via: 'jwt', userId: w.owner.id, uuid: w.owner.uuid, username: w.owner.username, isStaff: false, isSuperuser: false } as const;
+    const principal = {
+      kind: 'user',
+      via: 'jwt',
+      userId: w.owner.id,
+      uuid: w.owner.uuid,
+      username: w.owner.username,
+      isStaff: false,
+      isSuperuser: false,
+    } as const;
     const signed = await post(tenancy().url, { 'x-platform-context': signContextToken(ctxFor({ principal }), secret) });
     expect((await signed.json()).data.me.id).toBe(w.owner.uuid);
   });

@@ -40,7 +40,11 @@ describe.each<Mode>(['in-process', 'distributed'])('GraphQL gateway (%s)', (mode
   test("another's organization is not found", async () => {
     const res = await w.gql('{ organization(slug: "other") { id } }', { token });
     expect(res.body.data).toEqual({ organization: null });
-    expect(res.body.errors[0]).toMatchObject({ message: 'Organization not found.', path: ['organization'], extensions: { code: 'not_found', status: 404 } });
+    expect(res.body.errors[0]).toMatchObject({
+      message: 'Organization not found.',
+      path: ['organization'],
+      extensions: { code: 'not_found', status: 404 },
+    });
   });
 
   test('organizations is a connection; page size is clamped', async () => {

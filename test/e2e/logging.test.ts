@@ -75,11 +75,16 @@ test('exercise routes: sign-in with passwords, bearer tokens, cookies, errors', 
   expect((await call('GET', '/api/users/me/', { token: GARBAGE_TOKEN }, null)).status).toBe(401);
   await call('GET', '/api/users/me/', { headers: { authorization: `Api-Key ${API_KEY}` } }, null);
   await call('GET', '/api/users/me/', { cookies: { sessionid: SESSION_VALUE, csrftoken: CSRF_VALUE } }, null);
-  await call('POST', '/api/users/', {
-    token: staffToken,
-    body: { username: 'logged-new-user', email: 'n@example.test', password: NEW_USER_PASSWORD },
-    headers: { 'x-csrftoken': CSRF_VALUE },
-  }, staff.uuid);
+  await call(
+    'POST',
+    '/api/users/',
+    {
+      token: staffToken,
+      body: { username: 'logged-new-user', email: 'n@example.test', password: NEW_USER_PASSWORD },
+      headers: { 'x-csrftoken': CSRF_VALUE },
+    },
+    staff.uuid,
+  );
 
   // Errors and odd paths: a secret in the query string is not logged either.
   await call('GET', `/api/nowhere/?password=${QUERY_SECRET}&token=${QUERY_SECRET}`, {}, null);

@@ -152,7 +152,9 @@ limitSuite('rate limits on Redis', { REDIS_URL }, async () => {
     await probe.connect();
     await probe.ping();
   } catch (e) {
-    throw new Error(`Redis at ${REDIS_URL} is unreachable (${(e as Error).message}). Start Redis or set REDIS_URL: this test needs a real server.`);
+    throw new Error(
+      `Redis at ${REDIS_URL} is unreachable (${(e as Error).message}). Start Redis or set REDIS_URL: this test needs a real server.`,
+    );
   } finally {
     probe.disconnect();
   }

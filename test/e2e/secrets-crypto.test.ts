@@ -33,7 +33,12 @@ test('no private or sensitive value written over REST is readable in the raw dat
       const replaced = `${marker}-replaced`;
       markers.push(marker, replaced);
       const key = `k-${level}`;
-      const created = await call('POST', '/api/secrets/', { key, secret_type: `crypto-${level}`, value: { secret: marker }, ...(app ? { app } : {}) });
+      const created = await call('POST', '/api/secrets/', {
+        key,
+        secret_type: `crypto-${level}`,
+        value: { secret: marker },
+        ...(app ? { app } : {}),
+      });
       expect(created.status).toBe(201);
       const url = `/api/secrets/${key}/${app ? `?app=${app}` : ''}`;
       expect((await call('GET', url)).body.value).toEqual({ secret: marker });
@@ -57,8 +62,12 @@ test('no private or sensitive value written over REST is readable in the raw dat
 });
 
 test('a sensitive ciphertext copied onto another key answers a clear 500, never the value', async () => {
-  expect((await call('POST', '/api/secrets/', { key: 'source', secret_type: 'crypto-sensitive', value: { v: 'source-value' } })).status).toBe(201);
-  expect((await call('POST', '/api/secrets/', { key: 'target', secret_type: 'crypto-sensitive', value: { v: 'target-value' } })).status).toBe(201);
+  expect(
+    (await call('POST', '/api/secrets/', { key: 'source', secret_type: 'crypto-sensitive', value: { v: 'source-value' } })).status,
+  ).toBe(201);
+  expect(
+    (await call('POST', '/api/secrets/', { key: 'target', secret_type: 'crypto-sensitive', value: { v: 'target-value' } })).status,
+  ).toBe(201);
   await q(
     `UPDATE secrets d SET ciphertext = s.ciphertext, iv = s.iv, auth_tag = s.auth_tag, key_version = s.key_version
        FROM secrets s WHERE s.key = 'source' AND s.app_id IS NULL AND d.key = 'target' AND d.app_id IS NULL`,

@@ -32,11 +32,17 @@ beforeAll(async () => {
   [keyA, keyA2, keyB] = await Promise.all([apiKey(A, tokA, 'app-a'), apiKey(A, tokA, 'app-a2'), apiKey(B, tokB, 'app-b')]);
 
   const a = (method: string, url: string, body?: unknown) => t.call(method, url, { token: tokA, host: A, body });
-  expect((await a('POST', '/api/secret-types/', { name: 'Open A', sensitivity_level: 'public', schema: { type: 'object' } })).status).toBe(201);
+  expect((await a('POST', '/api/secret-types/', { name: 'Open A', sensitivity_level: 'public', schema: { type: 'object' } })).status).toBe(
+    201,
+  );
   expect((await a('POST', '/api/tags/', { name: 'only-a' })).status).toBe(201);
-  expect((await a('POST', '/api/secrets/', { secret_type: 'json', key: 'shared', value: { v: 'site-a-private' }, tags: ['only-a'] })).status).toBe(201);
+  expect(
+    (await a('POST', '/api/secrets/', { secret_type: 'json', key: 'shared', value: { v: 'site-a-private' }, tags: ['only-a'] })).status,
+  ).toBe(201);
   expect((await a('POST', '/api/secrets/', { secret_type: 'open-a', key: 'open', value: { v: 'site-a-public' } })).status).toBe(201);
-  expect((await a('POST', '/api/apps/app-a/secrets/', { key: 'app-only', type_slug: 'json', value: { v: 'app-a-private' } })).status).toBe(201);
+  expect((await a('POST', '/api/apps/app-a/secrets/', { key: 'app-only', type_slug: 'json', value: { v: 'app-a-private' } })).status).toBe(
+    201,
+  );
 });
 afterAll(() => t.close());
 
@@ -44,14 +50,14 @@ const CREDENTIALS: [string, () => Record<string, string>][] = [
   ['owner of B (JWT)', () => ({ authorization: `Bearer ${tokB}` })],
   ['API key of an app of B', () => withKey(keyB)],
   ['anonymous', () => ({})],
-  ['owner of A (JWT) on B\'s host', () => ({ authorization: `Bearer ${tokA}` })],
-  ['API key of A on B\'s host', () => withKey(keyA)],
+  ["owner of A (JWT) on B's host", () => ({ authorization: `Bearer ${tokA}` })],
+  ["API key of A on B's host", () => withKey(keyA)],
 ];
 
-describe.each(CREDENTIALS)('from B\'s host as %s', (_name, headers) => {
+describe.each(CREDENTIALS)("from B's host as %s", (_name, headers) => {
   const onB = (method: string, url: string, body?: unknown) => t.call(method, url, { host: B, headers: headers(), body });
 
-  test('A\'s secrets, types, tags and history are not reachable', async () => {
+  test("A's secrets, types, tags and history are not reachable", async () => {
     const responses = await Promise.all([
       onB('GET', '/api/secrets/shared/'),
       onB('GET', '/api/secrets/open/'),
@@ -83,7 +89,7 @@ test('A is unchanged after every attempt from B', async () => {
   expect(h.body.total_count).toBe(1);
 });
 
-test('an API key reads its own app\'s tier and the site tier, never a sibling app\'s tier', async () => {
+test("an API key reads its own app's tier and the site tier, never a sibling app's tier", async () => {
   const own = await t.call('GET', '/api/secrets/app-only/?app=app-a', { host: A, headers: withKey(keyA) });
   expect(own.status).toBe(200);
   expect(own.body.value).toEqual({ v: 'app-a-private' });
@@ -92,15 +98,23 @@ test('an API key reads its own app\'s tier and the site tier, never a sibling ap
   expect(sibling.status).toBe(404);
   expect(sibling.text).not.toContain('app-a-private');
   // An API key writes only its own app's tier.
-  const site = await t.call('POST', '/api/secrets/', { host: A, headers: withKey(keyA), body: { secret_type: 'json', key: 'k', value: {} } });
+  const site = await t.call('POST', '/api/secrets/', {
+    host: A,
+    headers: withKey(keyA),
+    body: { secret_type: 'json', key: 'k', value: {} },
+  });
   expect(site.status).toBe(403);
-  const mine = await t.call('POST', '/api/apps/app-a/secrets/', { host: A, headers: withKey(keyA), body: { key: 'k', type_slug: 'json', value: {} } });
+  const mine = await t.call('POST', '/api/apps/app-a/secrets/', {
+    host: A,
+    headers: withKey(keyA),
+    body: { key: 'k', type_slug: 'json', value: {} },
+  });
   expect(mine.status).toBe(201);
   const h = await t.call('GET', '/api/secrets/k/history/?app=app-a', { host: A, headers: withKey(keyA) });
   expect(h.body.results[0].user).toMatch(/^api_key:\d+$/);
 });
 
-test('GraphQL: B\'s owner cannot list A\'s secrets through Site.secrets', async () => {
+test("GraphQL: B's owner cannot list A's secrets through Site.secrets", async () => {
   const query = '{ site(slug: "site-a") { secrets { total items { key } } } }';
   for (const host of [A, B]) {
     const res = await t.call('POST', '/graphql', { token: tokB, host, body: { query } });

@@ -35,29 +35,74 @@ beforeAll(async () => {
   await o('POST', '/api/tags/', { name: 'ops' });
   // Creates at every sensitivity and both tiers.
   expect((await o('POST', '/api/secrets/', { secret_type: 'plain', key: 'pub', value: { url: v('public') } })).status).toBe(201);
-  expect((await o('POST', '/api/secrets/', { secret_type: 'basic-auth', key: 'priv', value: { username: v('user'), password: v('private') }, tags: ['ops'] })).status).toBe(201);
-  expect((await o('POST', '/api/apps/web/secrets/', { key: 'sens', type_slug: 'api-key', value: { api_key: v('sensitive') } })).status).toBe(201);
+  expect(
+    (
+      await o('POST', '/api/secrets/', {
+        secret_type: 'basic-auth',
+        key: 'priv',
+        value: { username: v('user'), password: v('private') },
+        tags: ['ops'],
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (await o('POST', '/api/apps/web/secrets/', { key: 'sens', type_slug: 'api-key', value: { api_key: v('sensitive') } })).status,
+  ).toBe(201);
   // Reads, lists, resolution.
   for (const url of ['/api/secrets/priv/', '/api/secrets/sens/?app=web', '/api/secrets/', '/api/secrets/?app=web&search=sen']) {
     expect((await o('GET', url)).status).toBe(200);
   }
-  const ctx = { requestId: 'leak', principal: { kind: 'anonymous' }, host: HOST, baseUrl: `http://${HOST}`, platform: t.platform, log: t.platform.log,
-    site: { id: site.id, uuid: site.uuid, slug: 'leaky', name: 'leaky', schemaName: 'leaky', organizationId: org.id, environment: 'production' } } as RequestContext;
+  const ctx = {
+    requestId: 'leak',
+    principal: { kind: 'anonymous' },
+    host: HOST,
+    baseUrl: `http://${HOST}`,
+    platform: t.platform,
+    log: t.platform.log,
+    site: {
+      id: site.id,
+      uuid: site.uuid,
+      slug: 'leaky',
+      name: 'leaky',
+      schemaName: 'leaky',
+      organizationId: org.id,
+      environment: 'production',
+    },
+  } as RequestContext;
   expect(await resolveSecretReference(ctx, app.id, 'secret.sens.api_key')).toBe(v('sensitive'));
   await expect(resolveSecretReference(ctx, app.id, 'secret.priv.missing')).rejects.toMatchObject({ status: 404 });
   // Errors carrying values in their request: schema failures, duplicates, bad tags, no access.
-  expect((await o('POST', '/api/secrets/', { secret_type: 'basic-auth', key: 'bad', value: { username: v('bad-user'), password: { deep: v('bad-pw') } } })).status).toBe(400);
-  expect((await o('POST', '/api/secrets/', { secret_type: 'api-key', key: 'bad2', value: { api_key: 42, extra: v('extra') } })).status).toBe(400);
-  expect((await o('POST', '/api/secrets/', { secret_type: 'basic-auth', key: 'priv', value: { username: 'u', password: v('dup') } })).status).toBe(409);
-  expect((await o('POST', '/api/secrets/', { secret_type: 'json', key: 'tagged', value: { x: v('tag') }, tags: ['nope'] })).status).toBe(400);
+  expect(
+    (
+      await o('POST', '/api/secrets/', {
+        secret_type: 'basic-auth',
+        key: 'bad',
+        value: { username: v('bad-user'), password: { deep: v('bad-pw') } },
+      })
+    ).status,
+  ).toBe(400);
+  expect(
+    (await o('POST', '/api/secrets/', { secret_type: 'api-key', key: 'bad2', value: { api_key: 42, extra: v('extra') } })).status,
+  ).toBe(400);
+  expect(
+    (await o('POST', '/api/secrets/', { secret_type: 'basic-auth', key: 'priv', value: { username: 'u', password: v('dup') } })).status,
+  ).toBe(409);
+  expect((await o('POST', '/api/secrets/', { secret_type: 'json', key: 'tagged', value: { x: v('tag') }, tags: ['nope'] })).status).toBe(
+    400,
+  );
   expect((await o('PUT', '/api/secrets/priv/', { secret_type: 'basic-auth', value: { password: v('put-bad') } })).status).toBe(400);
   expect((await call('GET', '/api/secrets/priv/')).status).toBe(401);
   expect((await call('GET', '/api/secrets/priv/', { token: outsiderTok })).status).toBe(403);
-  expect((await call('POST', '/api/secrets/', { token: outsiderTok, body: { secret_type: 'json', key: 'o', value: { x: v('outsider') } } })).status).toBe(403);
+  expect(
+    (await call('POST', '/api/secrets/', { token: outsiderTok, body: { secret_type: 'json', key: 'o', value: { x: v('outsider') } } }))
+      .status,
+  ).toBe(403);
   expect((await o('GET', '/api/secrets/priv/?tags=nope')).status).toBe(404);
   expect((await o('POST', '/api/secrets/', { secret_type: 'json', key: 'not valid', value: { x: v('badkey') } })).status).toBe(400);
   // Replace (also the type and the key) and delete.
-  expect((await o('PUT', '/api/secrets/priv/', { secret_type: 'json', key: 'priv2', value: { password: v('replaced') }, tags: [] })).status).toBe(200);
+  expect(
+    (await o('PUT', '/api/secrets/priv/', { secret_type: 'json', key: 'priv2', value: { password: v('replaced') }, tags: [] })).status,
+  ).toBe(200);
   expect((await o('PUT', '/api/secrets/pub/', { secret_type: 'plain', value: { url: v('public2') } })).status).toBe(200);
   expect((await o('DELETE', '/api/secrets/sens/?app=web')).status).toBe(200);
   expect((await o('DELETE', '/api/secrets/pub/')).status).toBe(200);

@@ -27,13 +27,22 @@ beforeAll(async () => {
   site = await insertSite(t.platform, org.id, 'shop', SHOP);
   web = await insertApp(t.platform, site.id, 'web');
   await insertOrg(t.platform, 'elsewhere', outsider.id);
-  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{secrets:read}')`, [org.id, reader.id]);
+  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{secrets:read}')`, [
+    org.id,
+    reader.id,
+  ]);
   const pub = await t.call('POST', '/api/secret-types/', {
     ...as(ownerTok),
-    body: { type: 'custom', name: 'Public Config', sensitivity_level: 'public', schema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } },
+    body: {
+      type: 'custom',
+      name: 'Public Config',
+      sensitivity_level: 'public',
+      schema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+    },
   });
   expect(pub.status).toBe(201);
-  for (const name of ['prod', 'staging']) expect((await t.call('POST', '/api/tags/', { ...as(ownerTok), body: { name } })).status).toBe(201);
+  for (const name of ['prod', 'staging'])
+    expect((await t.call('POST', '/api/tags/', { ...as(ownerTok), body: { name } })).status).toBe(201);
 });
 afterAll(() => t.close());
 
@@ -41,7 +50,12 @@ describe('secrets', () => {
   test('create at site tier: 201 with the type name, encrypted at rest; duplicate key 409', async () => {
     const res = await post({ secret_type: 'basic-auth', key: 'db', value: { username: 'u', password: 'hunter2-site' }, tags: ['prod'] });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ key: 'db', tags: ['prod'], secret_type: expect.any(String), value: { username: 'u', password: 'hunter2-site' } });
+    expect(res.body).toEqual({
+      key: 'db',
+      tags: ['prod'],
+      secret_type: expect.any(String),
+      value: { username: 'u', password: 'hunter2-site' },
+    });
     expect(res.body.secret_type).not.toBe('basic-auth'); // the name, not the slug
     const [row] = await q('SELECT value_plain, ciphertext FROM secrets WHERE key = $1', ['db']);
     expect(row.value_plain).toBeNull();
@@ -52,7 +66,10 @@ describe('secrets', () => {
   });
 
   test('app tier via both paths; lookup app tier first, then site tier', async () => {
-    const a = await t.call('POST', '/api/apps/web/secrets/', { ...as(ownerTok), body: { key: 'db', type_slug: 'basic-auth', value: { username: 'u', password: 'hunter2-app' } } });
+    const a = await t.call('POST', '/api/apps/web/secrets/', {
+      ...as(ownerTok),
+      body: { key: 'db', type_slug: 'basic-auth', value: { username: 'u', password: 'hunter2-app' } },
+    });
     expect(a.status).toBe(201);
     const b = await post({ secret_type: 'json', key: 'only-app', value: { a: 1 }, app: 'web' });
     expect(b.status).toBe(201);
@@ -101,9 +118,17 @@ describe('secrets', () => {
   });
 
   test('replace and delete, with history that never holds a value', async () => {
-    const put = await t.call('PUT', '/api/secrets/db/', { ...as(ownerTok), body: { secret_type: 'basic-auth', key: 'db', value: { username: 'u', password: 'hunter3' }, tags: ['staging'] } });
+    const put = await t.call('PUT', '/api/secrets/db/', {
+      ...as(ownerTok),
+      body: { secret_type: 'basic-auth', key: 'db', value: { username: 'u', password: 'hunter3' }, tags: ['staging'] },
+    });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ key: 'db', tags: ['staging'], secret_type: expect.any(String), value: { username: 'u', password: 'hunter3' } });
+    expect(put.body).toEqual({
+      key: 'db',
+      tags: ['staging'],
+      secret_type: expect.any(String),
+      value: { username: 'u', password: 'hunter3' },
+    });
     const del = await t.call('DELETE', '/api/secrets/db/?app=web', as(ownerTok));
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ message: expect.any(String), detail: expect.any(String) });
@@ -113,7 +138,11 @@ describe('secrets', () => {
     expect(h.status).toBe(200);
     expect(h.body).toMatchObject({ key: 'db', app: null, total_count: 2, limit: 10, offset: 0, has_next: false, has_previous: false });
     expect(h.body.results.map((r: { action: string }) => r.action)).toEqual(['~', '+']);
-    expect(h.body.results[0]).toMatchObject({ user: owner.username, key: 'db', changes: { tags: { added: ['staging'], removed: ['prod'] } } });
+    expect(h.body.results[0]).toMatchObject({
+      user: owner.username,
+      key: 'db',
+      changes: { tags: { added: ['staging'], removed: ['prod'] } },
+    });
     const appH = await t.call('GET', '/api/secrets/db/history/?app=web&limit=1', as(ownerTok));
     expect(appH.body).toMatchObject({ app: 'web', total_count: 2, limit: 1, has_next: true });
     expect(appH.body.results[0].action).toBe('-');
@@ -127,10 +156,16 @@ describe('secrets', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ count: 3, next: null, previous: null });
     expect(res.body.items.map((i: { key: string }) => i.key)).toEqual(['cfg', 'db', 'site-only']);
-    expect(res.body.items[1]).toEqual({ key: 'db', tags: ['staging'], secret_type: expect.any(String), value: { username: 'u', password: 'hunter3' } });
+    expect(res.body.items[1]).toEqual({
+      key: 'db',
+      tags: ['staging'],
+      secret_type: expect.any(String),
+      value: { username: 'u', password: 'hunter3' },
+    });
     const app = await t.call('GET', '/api/secrets/?app=web', as(ownerTok));
     expect(app.body.items.map((i: { key: string }) => i.key)).toEqual(['only-app']);
-    const key = (qs: string) => t.call('GET', `/api/secrets/?${qs}`, as(ownerTok)).then((r) => r.body.items.map((i: { key: string }) => i.key));
+    const key = (qs: string) =>
+      t.call('GET', `/api/secrets/?${qs}`, as(ownerTok)).then((r) => r.body.items.map((i: { key: string }) => i.key));
     expect(await key('search=SITE')).toEqual(['site-only']);
     expect(await key('key=cfg')).toEqual(['cfg']);
     expect(await key('tags=staging,nope')).toEqual(['db']);
@@ -146,7 +181,12 @@ describe('secrets', () => {
 
   test('resolveSecretReference: app tier then site tier, fields, clear errors', async () => {
     const ctx = {
-      requestId: 'test', principal: { kind: 'anonymous' }, host: SHOP, baseUrl: `http://${SHOP}`, platform: t.platform, log: t.platform.log,
+      requestId: 'test',
+      principal: { kind: 'anonymous' },
+      host: SHOP,
+      baseUrl: `http://${SHOP}`,
+      platform: t.platform,
+      log: t.platform.log,
       site: { id: site.id, uuid: site.uuid, slug: 'shop', name: 'shop', schemaName: 'shop', organizationId: 0, environment: 'production' },
     } as RequestContext;
     expect(await resolveSecretReference(ctx, web.id, 'secret.db.password')).toBe('hunter3');

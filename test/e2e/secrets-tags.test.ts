@@ -37,7 +37,14 @@ describe('tags', () => {
   test('create → 201 with generated slug and default colour; list {items, count, next, previous}', async () => {
     const res = await call('POST', '/api/tags/', 'owner', { name: 'Production_DB', description: 'live' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ name: 'Production_DB', slug: 'production-db', description: 'live', color: '#6B7280', created_at: expect.any(String), modified_at: expect.any(String) });
+    expect(res.body).toEqual({
+      name: 'Production_DB',
+      slug: 'production-db',
+      description: 'live',
+      color: '#6B7280',
+      created_at: expect.any(String),
+      modified_at: expect.any(String),
+    });
     const red = await call('POST', '/api/tags/', 'owner', { name: 'critical', color: '#ff0000' });
     expect(red.body).toMatchObject({ slug: 'critical', color: '#FF0000', description: '' });
     // Different name, same slug base: the slug gets a suffix.
@@ -46,11 +53,22 @@ describe('tags', () => {
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ count: 3, next: null, previous: null });
     expect(list.body.items.map((i: any) => i.name)).toEqual(['Production_DB', 'critical', 'production-db']);
-    expect((await call('GET', '/api/tags/?page_size=1&page=2', 'reader')).body).toMatchObject({ count: 3, next: expect.stringContaining('page=3'), previous: expect.any(String) });
+    expect((await call('GET', '/api/tags/?page_size=1&page=2', 'reader')).body).toMatchObject({
+      count: 3,
+      next: expect.stringContaining('page=3'),
+      previous: expect.any(String),
+    });
   });
 
   test('400: name pattern, missing name, bad colour, read-only slug, duplicate name', async () => {
-    for (const body of [{ name: 'has space' }, { name: 'ümlaut' }, {}, { name: 'ok', color: 'red' }, { name: 'ok', color: '#12345' }, { name: 'ok', slug: 'mine' }]) {
+    for (const body of [
+      { name: 'has space' },
+      { name: 'ümlaut' },
+      {},
+      { name: 'ok', color: 'red' },
+      { name: 'ok', color: '#12345' },
+      { name: 'ok', slug: 'mine' },
+    ]) {
       const res = await call('POST', '/api/tags/', 'owner', body);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: expect.any(String), detail: expect.any(Object) });
@@ -79,7 +97,10 @@ describe('tags', () => {
     await t.platform.prisma.$transaction(async (tx) => {
       expect((await resolveTags(ctx, tx, ['Production_DB'])).map((r) => r.slug)).toEqual(['production-db']);
     });
-    await expect(resolveTags(ctx, t.platform.pool, ['critical', 'ghost'])).rejects.toMatchObject({ status: 400, errors: { tags: [expect.stringContaining('ghost')] } });
+    await expect(resolveTags(ctx, t.platform.pool, ['critical', 'ghost'])).rejects.toMatchObject({
+      status: 400,
+      errors: { tags: [expect.stringContaining('ghost')] },
+    });
   });
 
   test('DELETE → 200 {message, detail}; removed from every secret, secrets otherwise unchanged', async () => {
@@ -94,7 +115,9 @@ describe('tags', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: expect.any(String), detail: expect.any(String) });
     expect((await call('GET', '/api/tags/critical/', 'reader')).status).toBe(404);
-    const links = await q('SELECT t.slug FROM secret_tag_links l JOIN secret_tags t ON t.id = l.tag_id WHERE l.secret_id = $1', [secret.id]);
+    const links = await q('SELECT t.slug FROM secret_tag_links l JOIN secret_tags t ON t.id = l.tag_id WHERE l.secret_id = $1', [
+      secret.id,
+    ]);
     expect(links.map((l) => l.slug)).toEqual(['production-db']);
     const [after] = await q('SELECT * FROM secrets WHERE id = $1', [secret.id]);
     expect(after).toEqual(secret);
@@ -103,7 +126,14 @@ describe('tags', () => {
 
 describe('access and isolation', () => {
   test('401 {error, detail} without credentials', async () => {
-    for (const [m, u] of [['GET', '/api/tags/'], ['POST', '/api/tags/'], ['GET', '/api/tags/x/'], ['PUT', '/api/tags/x/'], ['PATCH', '/api/tags/x/'], ['DELETE', '/api/tags/x/']]) {
+    for (const [m, u] of [
+      ['GET', '/api/tags/'],
+      ['POST', '/api/tags/'],
+      ['GET', '/api/tags/x/'],
+      ['PUT', '/api/tags/x/'],
+      ['PATCH', '/api/tags/x/'],
+      ['DELETE', '/api/tags/x/'],
+    ]) {
       const res = await call(m, u, null, {});
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: expect.any(String), detail: expect.any(String) });

@@ -9,7 +9,16 @@ import type { RequestContext } from '../../subgraphs/core/context.js';
 
 const SHOP = 'shop.types.test';
 const OTHER = 'other.types.test';
-const SYSTEM = ['analytics-clickhouse', 'analytics-elasticsearch', 'analytics-mysql', 'analytics-postgresql', 'analytics-redshift', 'api-key', 'basic-auth', 'json'];
+const SYSTEM = [
+  'analytics-clickhouse',
+  'analytics-elasticsearch',
+  'analytics-mysql',
+  'analytics-postgresql',
+  'analytics-redshift',
+  'api-key',
+  'basic-auth',
+  'json',
+];
 
 let t: TestApp;
 let owner: User, outsider: User, viewer: User, reader: User, writer: User;
@@ -32,7 +41,13 @@ const CUSTOM = {
 beforeAll(async () => {
   t = await startTestApp();
   [owner, outsider, viewer, reader, writer] = await Promise.all([1, 2, 3, 4, 5].map(() => t.createUser()));
-  tok = { owner: t.tokenFor(owner), outsider: t.tokenFor(outsider), viewer: t.tokenFor(viewer), reader: t.tokenFor(reader), writer: t.tokenFor(writer) };
+  tok = {
+    owner: t.tokenFor(owner),
+    outsider: t.tokenFor(outsider),
+    viewer: t.tokenFor(viewer),
+    reader: t.tokenFor(reader),
+    writer: t.tokenFor(writer),
+  };
   const acme = await insertOrg(t.platform, 'types-acme', owner.id);
   shopId = (await insertSite(t.platform, acme.id, 'types-shop', SHOP)).id;
   await insertApp(t.platform, shopId, 'store');
@@ -66,7 +81,10 @@ describe('system types', () => {
   test('present in a site created through POST /api/organizations/{org}/sites/', async () => {
     const created = await t.call('POST', '/api/organizations/types-acme/sites/', { token: tok.owner, body: { name: 'Fresh Types' } });
     expect(created.status).toBe(201);
-    const rows = await q(`SELECT st.slug FROM secret_types st JOIN sites s ON s.id = st.site_id WHERE s.uuid = $1 AND st.type = 'system' ORDER BY slug`, [created.body.uuid]);
+    const rows = await q(
+      `SELECT st.slug FROM secret_types st JOIN sites s ON s.id = st.site_id WHERE s.uuid = $1 AND st.type = 'system' ORDER BY slug`,
+      [created.body.uuid],
+    );
     expect(rows.map((r) => r.slug)).toEqual(SYSTEM);
   });
 
@@ -102,7 +120,11 @@ describe('custom types', () => {
     const res = await call('POST', '/api/secret-types/', 'writer', CUSTOM);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ ...CUSTOM, slug: 'webhook-signing', created_at: expect.any(String), modified_at: expect.any(String) });
-    const pub = await call('POST', '/api/secret-types/', 'owner', { name: 'Public Flags', sensitivity_level: 'public', schema: { type: 'object' } });
+    const pub = await call('POST', '/api/secret-types/', 'owner', {
+      name: 'Public Flags',
+      sensitivity_level: 'public',
+      schema: { type: 'object' },
+    });
     expect(pub.body).toMatchObject({ slug: 'public-flags', type: 'custom', sensitivity_level: 'public', description: '' });
     expect((await call('GET', '/api/secret-types/webhook-signing/', 'reader')).body).toEqual(res.body);
 
@@ -142,10 +164,15 @@ describe('custom types', () => {
     const res = await call('PUT', '/api/secret-types/webhook-signing/', 'writer', { description: 'Signing key' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Webhook Signing', description: 'Signing key', slug: 'webhook-signing' });
-    const renamed = await call('PUT', '/api/secret-types/webhook-signing/', 'writer', { name: 'Hook Key', schema: { type: 'object', required: ['k'] } });
+    const renamed = await call('PUT', '/api/secret-types/webhook-signing/', 'writer', {
+      name: 'Hook Key',
+      schema: { type: 'object', required: ['k'] },
+    });
     expect(renamed.body).toMatchObject({ name: 'Hook Key', slug: 'webhook-signing', schema: { type: 'object', required: ['k'] } });
     // Same values for the immutable fields are accepted.
-    expect((await call('PUT', '/api/secret-types/webhook-signing/', 'writer', { type: 'custom', sensitivity_level: 'sensitive' })).status).toBe(200);
+    expect(
+      (await call('PUT', '/api/secret-types/webhook-signing/', 'writer', { type: 'custom', sensitivity_level: 'sensitive' })).status,
+    ).toBe(200);
     const dup = await call('PUT', '/api/secret-types/webhook-signing/', 'writer', { name: 'Public Flags' });
     expect(dup.body).toEqual({ message: expect.any(String), field: 'name' });
     expect((await call('PUT', '/api/secret-types/webhook-signing/', 'writer', { schema: { type: 1 } })).status).toBe(400);
@@ -156,13 +183,19 @@ describe('custom types', () => {
     expect(type.status).toBe(400);
     expect(type.body).toEqual({ error: expect.any(String), detail: { field: 'type', current: 'custom', attempted: 'system' } });
     const sens = await call('PUT', '/api/secret-types/webhook-signing/', 'writer', { sensitivity_level: 'public', name: 'Other' });
-    expect(sens.body).toEqual({ error: expect.any(String), detail: { field: 'sensitivity_level', current: 'sensitive', attempted: 'public' } });
+    expect(sens.body).toEqual({
+      error: expect.any(String),
+      detail: { field: 'sensitivity_level', current: 'sensitive', attempted: 'public' },
+    });
     expect((await call('GET', '/api/secret-types/webhook-signing/', 'reader')).body.name).toBe('Hook Key');
   });
 
   test('DELETE: refused while in use (naming the count), then 200 {message, detail}', async () => {
     const type = (await q('SELECT id FROM secret_types WHERE site_id = $1 AND slug = $2', [shopId, 'public-flags']))[0];
-    await q(`INSERT INTO secrets (site_id, key, secret_type_id, value_plain) VALUES ($1, 'flag-a', $2, '{}'), ($1, 'flag-b', $2, '{}')`, [shopId, type.id]);
+    await q(`INSERT INTO secrets (site_id, key, secret_type_id, value_plain) VALUES ($1, 'flag-a', $2, '{}'), ($1, 'flag-b', $2, '{}')`, [
+      shopId,
+      type.id,
+    ]);
     const refused = await call('DELETE', '/api/secret-types/public-flags/', 'writer');
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ error: expect.stringContaining('2 secrets') });
@@ -176,7 +209,14 @@ describe('custom types', () => {
 
 describe('access and isolation', () => {
   test('401 without credentials, {error, detail}', async () => {
-    for (const [m, u] of [['GET', '/api/secret-types/'], ['POST', '/api/secret-types/'], ['GET', '/api/secret-types/json/'], ['PUT', '/api/secret-types/json/'], ['DELETE', '/api/secret-types/json/'], ['GET', '/api/apps/store/secrets/types/']]) {
+    for (const [m, u] of [
+      ['GET', '/api/secret-types/'],
+      ['POST', '/api/secret-types/'],
+      ['GET', '/api/secret-types/json/'],
+      ['PUT', '/api/secret-types/json/'],
+      ['DELETE', '/api/secret-types/json/'],
+      ['GET', '/api/apps/store/secrets/types/'],
+    ]) {
       const res = await call(m, u, null, {});
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: expect.any(String), detail: expect.any(String) });
@@ -193,7 +233,7 @@ describe('access and isolation', () => {
     expect((await call('DELETE', '/api/secret-types/webhook-signing/', 'reader')).status).toBe(403);
   });
 
-  test('404 in the secrets envelope; another site never lists or shows this site\'s types', async () => {
+  test("404 in the secrets envelope; another site never lists or shows this site's types", async () => {
     const missing = await call('GET', '/api/secret-types/nope/', 'reader');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: expect.any(String), detail: expect.any(String) });
@@ -215,7 +255,7 @@ describe('access and isolation', () => {
 });
 
 describe('GET /api/apps/{app}/secrets/types/', () => {
-  test('all of the site\'s types; unknown or foreign app 404; 403 without secrets:read', async () => {
+  test("all of the site's types; unknown or foreign app 404; 403 without secrets:read", async () => {
     const res = await call('GET', '/api/apps/store/secrets/types/?page_size=100', 'reader');
     expect(res.status).toBe(200);
     expect(slugs(res.body)).toEqual(expect.arrayContaining([...SYSTEM, 'shop-only', 'webhook-signing']));
@@ -227,9 +267,16 @@ describe('GET /api/apps/{app}/secrets/types/', () => {
   test('an API key of an app of the site may read the types', async () => {
     const key = await call('POST', '/api/apps/store/api-keys/', 'owner', { name: 'ci' });
     expect(key.status).toBe(201);
-    const res = await t.call('GET', '/api/apps/store/secrets/types/', { host: SHOP, headers: { authorization: `Api-Key ${key.body.key}` } });
+    const res = await t.call('GET', '/api/apps/store/secrets/types/', {
+      host: SHOP,
+      headers: { authorization: `Api-Key ${key.body.key}` },
+    });
     expect(res.status).toBe(200);
-    const write = await t.call('POST', '/api/secret-types/', { host: SHOP, headers: { authorization: `Api-Key ${key.body.key}` }, body: { ...CUSTOM, name: 'By Key' } });
+    const write = await t.call('POST', '/api/secret-types/', {
+      host: SHOP,
+      headers: { authorization: `Api-Key ${key.body.key}` },
+      body: { ...CUSTOM, name: 'By Key' },
+    });
     expect(write.status).toBe(403);
   });
 });

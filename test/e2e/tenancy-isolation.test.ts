@@ -26,13 +26,19 @@ async function buildTenant(owner: User, tag: string, into: Record<string, any>) 
   const token = t.tokenFor(owner);
   const host = `${tag}.isolation.test`;
   into.org = await ok(await t.call('POST', '/api/organizations/', { token, body: { name: `Org ${tag}` } }), 'org');
-  into.site = await ok(await t.call('POST', `/api/organizations/${into.org.slug}/sites/`, { token, body: { name: `Site ${tag}` } }), 'site');
+  into.site = await ok(
+    await t.call('POST', `/api/organizations/${into.org.slug}/sites/`, { token, body: { name: `Site ${tag}` } }),
+    'site',
+  );
   into.host = host;
   into.domain = await ok(await t.call('POST', `/api/sites/${into.site.slug}/domains/`, { token, body: { domain: host } }), 'domain');
   into.app = await ok(await t.call('POST', '/api/apps/', { token, host, body: { name: `App ${tag}` } }), 'app');
   into.key = await ok(await t.call('POST', `/api/apps/${into.app.slug}/api-keys/`, { token, host, body: { name: `key ${tag}` } }), 'key');
   into.group = await ok(
-    await t.call('POST', '/api/groups/', { token, body: { name: `Group ${tag}`, scope: 'organization', organization: into.org.slug, permissions: ['view_site'] } }),
+    await t.call('POST', '/api/groups/', {
+      token,
+      body: { name: `Group ${tag}`, scope: 'organization', organization: into.org.slug, permissions: ['view_site'] },
+    }),
     'group',
   );
   into.secretType = await ok(
@@ -45,7 +51,11 @@ async function buildTenant(owner: User, tag: string, into: Record<string, any>) 
   );
   into.tag = await ok(await t.call('POST', '/api/tags/', { token, host, body: { name: `tag-${tag}` } }), 'tag');
   into.secret = await ok(
-    await t.call('POST', '/api/secrets/', { token, host, body: { secret_type: into.secretType.slug, key: `key-${tag}`, value: { marker: `value-${tag}` }, tags: [into.tag.slug] } }),
+    await t.call('POST', '/api/secrets/', {
+      token,
+      host,
+      body: { secret_type: into.secretType.slug, key: `key-${tag}`, value: { marker: `value-${tag}` }, tags: [into.tag.slug] },
+    }),
     'secret',
   );
   // A datatable with one record whose key equals the API key's id, so `:name` and the records'
@@ -55,7 +65,20 @@ async function buildTenant(owner: User, tag: string, into: Record<string, any>) 
       await t.call('POST', `/api/apps/${into.app.slug}/datatables/create_schema/`, {
         token,
         host,
-        body: { resources: [{ name: `table-${tag}`, schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'marker', type: 'string' }], primaryKey: 'id' } }] },
+        body: {
+          resources: [
+            {
+              name: `table-${tag}`,
+              schema: {
+                fields: [
+                  { name: 'id', type: 'integer' },
+                  { name: 'marker', type: 'string' },
+                ],
+                primaryKey: 'id',
+              },
+            },
+          ],
+        },
       }),
       'datatable',
     )
@@ -66,7 +89,10 @@ async function buildTenant(owner: User, tag: string, into: Record<string, any>) 
     `row-${tag}`,
   ]);
   into.invitation = await ok(
-    await t.call('POST', `/api/organizations/${into.org.slug}/invitations/`, { token, body: { invitee_identifier: `invitee-${tag}@example.test`, permissions: [] } }),
+    await t.call('POST', `/api/organizations/${into.org.slug}/invitations/`, {
+      token,
+      body: { invitee_identifier: `invitee-${tag}@example.test`, permissions: [] },
+    }),
     'invitation',
   );
 }
@@ -80,13 +106,30 @@ beforeAll(async () => {
   await buildTenant(bob, 'b', B);
   // carol joins B through an invitation, so B has a plain member too.
   const inv = await ok(
-    await t.call('POST', `/api/organizations/${B.org.slug}/invitations/`, { token: t.tokenFor(bob), body: { invitee_identifier: carol.email, permissions: ['view_organization'] } }),
+    await t.call('POST', `/api/organizations/${B.org.slug}/invitations/`, {
+      token: t.tokenFor(bob),
+      body: { invitee_identifier: carol.email, permissions: ['view_organization'] },
+    }),
     'invite carol',
   );
   await ok(await t.call('POST', `/api/invitations/${inv.token}/accept/`, { token: t.tokenFor(carol) }), 'accept');
   for (const v of [
-    B.org.uuid, B.org.slug, B.site.uuid, B.site.slug, B.domain.uuid, B.app.uuid, B.key.uuid, bob.uuid, carol.uuid, B.invitation.uuid,
-    B.secretType.slug, B.tag.slug, B.secret.key, 'value-b', B.table.name, 'row-b',
+    B.org.uuid,
+    B.org.slug,
+    B.site.uuid,
+    B.site.slug,
+    B.domain.uuid,
+    B.app.uuid,
+    B.key.uuid,
+    bob.uuid,
+    carol.uuid,
+    B.invitation.uuid,
+    B.secretType.slug,
+    B.tag.slug,
+    B.secret.key,
+    'value-b',
+    B.table.name,
+    'row-b',
   ]) {
     victimTokens.add(String(v));
   }
@@ -132,7 +175,8 @@ function probes(method: string, path: string): Probe[] {
     const next: typeof combos = [];
     for (const combo of combos) {
       if (c.own) next.push({ url: combo.url.replace(`:${p}`, c.own), fake: combo.fake.replace(`:${p}`, c.own), victim: combo.victim });
-      for (const v of c.victim) next.push({ url: combo.url.replace(`:${p}`, v), fake: combo.fake.replace(`:${p}`, c.fake(v)), victim: true });
+      for (const v of c.victim)
+        next.push({ url: combo.url.replace(`:${p}`, v), fake: combo.fake.replace(`:${p}`, c.fake(v)), victim: true });
     }
     combos = next;
   }
@@ -164,31 +208,51 @@ const credentials = (): Record<string, (host: string) => CallOptions> => ({
   anonymous: () => ({}),
 });
 
-const objectRoutes = () =>
-  ROUTES.filter((r) => /:(\w+)/.test(r.path) && !r.path.startsWith('/auth/') && !r.path.includes(':token'));
+const objectRoutes = () => ROUTES.filter((r) => /:(\w+)/.test(r.path) && !r.path.startsWith('/auth/') && !r.path.includes(':token'));
 
 async function snapshot(): Promise<string> {
   const q = async (sql: string, params: unknown[]) => (await t.platform.pool.query(sql, params)).rows;
   const orgId = (await q('SELECT id FROM organizations WHERE uuid = $1', [B.org.uuid]))[0].id;
   const rows = {
     org: await q('SELECT * FROM organizations WHERE id = $1', [orgId]),
-    members: await q('SELECT organization_id, user_id, role, permissions FROM memberships WHERE organization_id = $1 ORDER BY user_id', [orgId]),
+    members: await q('SELECT organization_id, user_id, role, permissions FROM memberships WHERE organization_id = $1 ORDER BY user_id', [
+      orgId,
+    ]),
     sites: await q('SELECT * FROM sites WHERE organization_id = $1 ORDER BY id', [orgId]),
     domains: await q('SELECT d.* FROM domains d JOIN sites s ON s.id = d.site_id WHERE s.organization_id = $1 ORDER BY d.id', [orgId]),
     apps: await q('SELECT a.* FROM apps a JOIN sites s ON s.id = a.site_id WHERE s.organization_id = $1 ORDER BY a.id', [orgId]),
-    keys: await q('SELECT k.id, k.revoked_at FROM api_keys k JOIN apps a ON a.id = k.app_id JOIN sites s ON s.id = a.site_id WHERE s.organization_id = $1', [orgId]),
+    keys: await q(
+      'SELECT k.id, k.revoked_at FROM api_keys k JOIN apps a ON a.id = k.app_id JOIN sites s ON s.id = a.site_id WHERE s.organization_id = $1',
+      [orgId],
+    ),
     groups: await q('SELECT * FROM groups WHERE organization_id = $1', [orgId]),
-    groupMembers: await q('SELECT gm.group_id, gm.user_id FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE g.organization_id = $1 ORDER BY 1, 2', [orgId]),
+    groupMembers: await q(
+      'SELECT gm.group_id, gm.user_id FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE g.organization_id = $1 ORDER BY 1, 2',
+      [orgId],
+    ),
     invitations: await q('SELECT id, status, token_hash, expires_at FROM invitations WHERE organization_id = $1 ORDER BY id', [orgId]),
-    users: await q('SELECT id, username, email, is_active, is_deleted, password_hash, first_name FROM users WHERE id = ANY($1) ORDER BY id', [[bob.id, carol.id]]),
+    users: await q(
+      'SELECT id, username, email, is_active, is_deleted, password_hash, first_name FROM users WHERE id = ANY($1) ORDER BY id',
+      [[bob.id, carol.id]],
+    ),
     profiles: await q('SELECT * FROM user_profiles WHERE user_id = ANY($1) ORDER BY user_id', [[bob.id, carol.id]]),
     grants: await q('SELECT * FROM object_permissions WHERE user_id = ANY($1) ORDER BY id', [[bob.id, carol.id]]),
     secretRows: await q('SELECT s.* FROM secrets s JOIN sites x ON x.id = s.site_id WHERE x.organization_id = $1 ORDER BY s.id', [orgId]),
-    secretTypes: await q('SELECT t.* FROM secret_types t JOIN sites x ON x.id = t.site_id WHERE x.organization_id = $1 ORDER BY t.id', [orgId]),
-    secretTags: await q('SELECT g.* FROM secret_tags g JOIN sites x ON x.id = g.site_id WHERE x.organization_id = $1 ORDER BY g.id', [orgId]),
-    datatables: await q('SELECT d.id, d.name, d.version, d.schema FROM datatables d JOIN sites x ON x.id = d.site_id WHERE x.organization_id = $1 ORDER BY d.id', [orgId]),
+    secretTypes: await q('SELECT t.* FROM secret_types t JOIN sites x ON x.id = t.site_id WHERE x.organization_id = $1 ORDER BY t.id', [
+      orgId,
+    ]),
+    secretTags: await q('SELECT g.* FROM secret_tags g JOIN sites x ON x.id = g.site_id WHERE x.organization_id = $1 ORDER BY g.id', [
+      orgId,
+    ]),
+    datatables: await q(
+      'SELECT d.id, d.name, d.version, d.schema FROM datatables d JOIN sites x ON x.id = d.site_id WHERE x.organization_id = $1 ORDER BY d.id',
+      [orgId],
+    ),
     tableRows: await q(`SELECT * FROM "${B.schemaName}"."${B.table.physical_name}" ORDER BY id`, []),
-    secretHistory: await q('SELECT h.id FROM secret_history h JOIN sites x ON x.id = h.site_id WHERE x.organization_id = $1 ORDER BY h.id', [orgId]),
+    secretHistory: await q(
+      'SELECT h.id FROM secret_history h JOIN sites x ON x.id = h.site_id WHERE x.organization_id = $1 ORDER BY h.id',
+      [orgId],
+    ),
   };
   return JSON.stringify(rows);
 }
@@ -210,7 +274,9 @@ test('every object route answers for another tenant exactly as for nothing, and 
             const label = `${credName}@${host} ${probe.method} ${probe.victimUrl}`;
             if (victim.status < 300) failures.push(`${label}: succeeded (${victim.status})`);
             else if (victim.status !== fake.status || victim.body?.code !== fake.body?.code) {
-              failures.push(`${label}: ${victim.status} ${victim.body?.code} but ${fake.status} ${fake.body?.code} for a non-existent object`);
+              failures.push(
+                `${label}: ${victim.status} ${victim.body?.code} but ${fake.status} ${fake.body?.code} for a non-existent object`,
+              );
             } else if ([...victimTokens].some((v) => victim.text.includes(v) && !probe.victimUrl.includes(v))) {
               // (An identifier the caller sent itself may be echoed; anything else is a leak.)
               failures.push(`${label}: the answer names the victim's object`);
@@ -279,7 +345,12 @@ test('control: the probes address real objects (their owner reads them)', async 
   for (const route of objectRoutes().filter((r) => r.method === 'GET')) {
     for (const probe of probes('GET', `/api${route.path}`)) {
       if (probe.victimUrl.includes(A.org.slug) || probe.victimUrl.includes(A.site.slug) || probe.victimUrl.includes(A.app.slug)) continue;
-      if (probe.victimUrl.includes(alice.slug) || probe.victimUrl.includes(A.invitation.uuid) || probe.victimUrl.includes(String(A.group.id))) continue;
+      if (
+        probe.victimUrl.includes(alice.slug) ||
+        probe.victimUrl.includes(A.invitation.uuid) ||
+        probe.victimUrl.includes(String(A.group.id))
+      )
+        continue;
       const res = await t.call('GET', probe.victimUrl, { token, host: route.scope === 'site' ? B.host : 'localhost' });
       if (res.status === 200) reached++;
     }

@@ -24,10 +24,20 @@ beforeAll(async () => {
   await t.call('PATCH', `/api/organizations/${org.slug}/`, { token: tok(owner), body: { name: 'Audited Co' } });
   await sql(`INSERT INTO memberships (organization_id, user_id) VALUES ($1, $2)`, [org.id, member.id]);
   await t.call('PATCH', `/api/organizations/${org.slug}/members/member/`, { token: tok(owner), body: { permissions: ['view_site'] } });
-  await t.call('POST', `/api/organizations/${org.slug}/invitations/`, { token: tok(owner), body: { invitee_identifier: 'someone@example.test' } });
+  await t.call('POST', `/api/organizations/${org.slug}/invitations/`, {
+    token: tok(owner),
+    body: { invitee_identifier: 'someone@example.test' },
+  });
   // Another module's entry for this organization (sites, apps, groups… write them the same way).
   const ctx = { principal: { kind: 'api_key', keyId: 1, appId: 1, siteId: 1 } } as unknown as RequestContext;
-  await audit(t.platform.prisma, ctx, { action: 'create', objectType: 'site', objectId: 'site-uuid', organizationId: org.id, siteId: 1, changes: { slug: 'shop' } });
+  await audit(t.platform.prisma, ctx, {
+    action: 'create',
+    objectType: 'site',
+    objectId: 'site-uuid',
+    organizationId: org.id,
+    siteId: 1,
+    changes: { slug: 'shop' },
+  });
   // And one for no organization, which only the whole trail shows.
   await audit(t.platform.prisma, ctx, { action: 'update', objectType: 'user', objectId: 'someone' });
 });
@@ -85,7 +95,9 @@ test("a deleted organization's trail, with include_deleted", async () => {
 test('the whole trail: staff only; filters organization, actor, object_type', async () => {
   const all = await t.call('GET', '/api/audit/', { token: tok(staff) });
   expect(all.status).toBe(200);
-  expect(all.body.results.some((e: { object_type: string; organization: string | null }) => e.object_type === 'user' && e.organization === null)).toBe(true);
+  expect(
+    all.body.results.some((e: { object_type: string; organization: string | null }) => e.object_type === 'user' && e.organization === null),
+  ).toBe(true);
   const mine = await t.call('GET', `/api/audit/?organization=${org.uuid}&actor=auditor&object_type=organization`, { token: tok(staff) });
   expect(mine.body.results.map((e: { action: string }) => e.action)).toEqual(['restore', 'delete', 'update', 'create']);
   expect((await t.call('GET', '/api/audit/?organization=nowhere', { token: tok(staff) })).status).toBe(404);

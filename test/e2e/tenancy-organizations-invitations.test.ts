@@ -28,8 +28,12 @@ beforeAll(async () => {
   org = { ...(await insertOrg(t.platform, 'inviting', owner.id)), slug: 'inviting' };
   otherOrg = await insertOrg(t.platform, 'elsewhere', owner.id);
   await sql(`INSERT INTO memberships (organization_id, user_id) VALUES ($1, $2)`, [org.id, member.id]);
-  groupId = (await sql(`INSERT INTO groups (name, scope, organization_id) VALUES ('editors', 'organization', $1) RETURNING id`, [org.id]))[0].id;
-  otherGroupId = (await sql(`INSERT INTO groups (name, scope, organization_id) VALUES ('theirs', 'organization', $1) RETURNING id`, [otherOrg.id]))[0].id;
+  groupId = (
+    await sql(`INSERT INTO groups (name, scope, organization_id) VALUES ('editors', 'organization', $1) RETURNING id`, [org.id])
+  )[0].id;
+  otherGroupId = (
+    await sql(`INSERT INTO groups (name, scope, organization_id) VALUES ('theirs', 'organization', $1) RETURNING id`, [otherOrg.id])
+  )[0].id;
   siteId = (await insertSite(t.platform, org.id, 'inv-shop', 'inv-shop.example.test')).id;
   await insertSite(t.platform, otherOrg.id, 'foreign-shop', 'foreign.example.test');
 });
@@ -70,7 +74,10 @@ describe('create', () => {
     const [row] = await sql('SELECT * FROM invitations WHERE uuid = $1', [res.body.uuid]);
     expect(row.token_hash).toBe(crypto.createHash('sha256').update(res.body.token).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(res.body.token);
-    const [audit] = await sql(`SELECT action, organization_id, changes FROM audit_log WHERE object_type = 'invitation' AND object_id = $1`, [res.body.uuid]);
+    const [audit] = await sql(
+      `SELECT action, organization_id, changes FROM audit_log WHERE object_type = 'invitation' AND object_id = $1`,
+      [res.body.uuid],
+    );
     expect(audit).toMatchObject({ action: 'create', organization_id: org.id });
     expect(JSON.stringify(audit)).not.toContain(res.body.token);
   });
@@ -94,8 +101,16 @@ describe('create', () => {
     ['no address', { invitee_identifier: undefined }, 'invitee_identifier'],
     ['unknown permissions', { permissions: ['view_site', 'fly'] }, 'permissions'],
     ['a group of another organization', { invitation_config: { group: [999999] } }, 'invitation_config.group'],
-    ['a site of another organization', { invitation_config: { site: [{ slug: 'foreign-shop', permissions: [] }] } }, 'invitation_config.site.0.slug'],
-    ['an organization permission on a site', { invitation_config: { site: [{ slug: 'inv-shop', permissions: ['manage_organization'] }] } }, 'invitation_config.site.0.permissions'],
+    [
+      'a site of another organization',
+      { invitation_config: { site: [{ slug: 'foreign-shop', permissions: [] }] } },
+      'invitation_config.site.0.slug',
+    ],
+    [
+      'an organization permission on a site',
+      { invitation_config: { site: [{ slug: 'inv-shop', permissions: ['manage_organization'] }] } },
+      'invitation_config.site.0.permissions',
+    ],
     ['an unknown config key', { invitation_config: { app: [] } }, 'invitation_config'],
   ])('%s is 400 naming the field', async (_name, extra, field) => {
     const res = await t.call('POST', base(), { token: tok(owner), body: { invitee_identifier: email(), ...extra } });
@@ -104,7 +119,10 @@ describe('create', () => {
   });
 
   test('a group of another organization is refused even by its own owner', async () => {
-    const res = await t.call('POST', base(), { token: tok(owner), body: { invitee_identifier: email(), invitation_config: { group: [otherGroupId] } } });
+    const res = await t.call('POST', base(), {
+      token: tok(owner),
+      body: { invitee_identifier: email(), invitation_config: { group: [otherGroupId] } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors['invitation_config.group'][0]).toContain(String(otherGroupId));
   });
@@ -146,7 +164,9 @@ describe('list, resend, revoke', () => {
     const created = await invite();
     await sql(`UPDATE invitations SET expires_at = now() - interval '1 hour' WHERE uuid = $1`, [created.uuid]);
     expect((await t.call('GET', `/api/invitations/${created.token}/`)).body.status).toBe('expired');
-    expect((await t.call('GET', `${base()}?status=expired`, { token: tok(owner) })).body.results.map((i: { uuid: string }) => i.uuid)).toContain(created.uuid);
+    expect(
+      (await t.call('GET', `${base()}?status=expired`, { token: tok(owner) })).body.results.map((i: { uuid: string }) => i.uuid),
+    ).toContain(created.uuid);
     const res = await t.call('POST', `${base()}${created.uuid}/resend/`, { token: tok(owner) });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ uuid: created.uuid, status: 'pending', token: expect.any(String) });
@@ -161,7 +181,10 @@ describe('list, resend, revoke', () => {
     const res = await t.call('DELETE', `${base()}${created.uuid}/`, { token: tok(owner) });
     expect(res.status).toBe(204);
     expect((await t.call('GET', `/api/invitations/${created.token}/`)).body.status).toBe('revoked');
-    expect((await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'late', password: 'long enough pw' } })).status).toBe(400);
+    expect(
+      (await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'late', password: 'long enough pw' } }))
+        .status,
+    ).toBe(400);
     expect((await t.call('DELETE', `${base()}${created.uuid}/`, { token: tok(owner) })).status).toBe(400);
     expect((await t.call('POST', `${base()}${created.uuid}/resend/`, { token: tok(owner) })).status).toBe(400);
     expect((await t.call('DELETE', `${base()}${crypto.randomUUID()}/`, { token: tok(owner) })).status).toBe(404);
@@ -193,7 +216,9 @@ describe('the invitee', () => {
       permissions: ['view_organization', 'storage:read'],
       invitation_config: { group: [groupId], site: [{ slug: 'inv-shop', permissions: ['data:read', 'view_site'] }] },
     });
-    const res = await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'newbie', password: 'a good long password' } });
+    const res = await t.call('POST', `/api/invitations/${created.token}/accept/`, {
+      body: { username: 'newbie', password: 'a good long password' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'accepted',
@@ -203,14 +228,19 @@ describe('the invitee', () => {
     const [user] = await sql(`SELECT id, password_hash, email FROM users WHERE username = 'newbie'`);
     expect(user.password_hash).toMatch(/^\$argon2id\$/);
     expect(await sql('SELECT group_id FROM group_members WHERE user_id = $1', [user.id])).toEqual([{ group_id: groupId }]);
-    const grants = await sql(`SELECT permission, object_type, object_id FROM object_permissions WHERE user_id = $1 ORDER BY permission`, [user.id]);
+    const grants = await sql(`SELECT permission, object_type, object_id FROM object_permissions WHERE user_id = $1 ORDER BY permission`, [
+      user.id,
+    ]);
     expect(grants).toEqual([
       { permission: 'data:read', object_type: 'site', object_id: siteId },
       { permission: 'view_site', object_type: 'site', object_id: siteId },
     ]);
     const [inv] = await sql('SELECT status, accepted_by_id FROM invitations WHERE uuid = $1', [created.uuid]);
     expect(inv).toEqual({ status: 'accepted', accepted_by_id: user.id });
-    const audit = await sql(`SELECT a.action, a.object_type, u.username FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id WHERE a.created_at > now() - interval '1 minute' AND a.organization_id = $1 ORDER BY a.id DESC LIMIT 2`, [org.id]);
+    const audit = await sql(
+      `SELECT a.action, a.object_type, u.username FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id WHERE a.created_at > now() - interval '1 minute' AND a.organization_id = $1 ORDER BY a.id DESC LIMIT 2`,
+      [org.id],
+    );
     expect(audit).toEqual([
       { action: 'accept', object_type: 'invitation', username: 'newbie' },
       { action: 'create', object_type: 'user', username: 'newbie' },
@@ -221,7 +251,10 @@ describe('the invitee', () => {
     expect((await t.call('GET', '/api/organizations/inviting/', { token: login.body.access })).status).toBe(200);
     expect((await t.call('GET', '/api/sites/config/', { token: login.body.access, host: 'inv-shop.example.test' })).status).toBe(200);
     // A second use is refused, accept or decline.
-    expect((await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'again', password: 'a good long password' } })).status).toBe(400);
+    expect(
+      (await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'again', password: 'a good long password' } }))
+        .status,
+    ).toBe(400);
     expect((await t.call('POST', `/api/invitations/${created.token}/decline/`)).status).toBe(400);
     expect((await t.call('GET', `/api/invitations/${created.token}/`)).body.status).toBe('accepted');
   });
@@ -231,8 +264,14 @@ describe('the invitee', () => {
     const missing = await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: {} });
     expect(missing.status).toBe(400);
     expect(Object.keys(missing.body.errors).sort()).toEqual(['password', 'username']);
-    expect((await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'shorty', password: 'short' } })).body.errors.password).toBeDefined();
-    expect((await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'owner', password: 'long enough pw' } })).status).toBe(409);
+    expect(
+      (await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'shorty', password: 'short' } })).body.errors
+        .password,
+    ).toBeDefined();
+    expect(
+      (await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'owner', password: 'long enough pw' } }))
+        .status,
+    ).toBe(409);
     expect((await t.call('GET', `/api/invitations/${created.token}/`)).body.status).toBe('pending');
     expect(await sql('SELECT id FROM users WHERE email = $1', [created.invitee_identifier])).toEqual([]);
   });
@@ -241,7 +280,9 @@ describe('the invitee', () => {
     const address = email();
     const invitee = await t.createUser({ email: address.toUpperCase() });
     const created = await invite({ invitee_identifier: address, permissions: ['invite_members'] });
-    const anon = await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'someone', password: 'long enough pw' } });
+    const anon = await t.call('POST', `/api/invitations/${created.token}/accept/`, {
+      body: { username: 'someone', password: 'long enough pw' },
+    });
     expect(anon.status).toBe(401);
     const res = await t.call('POST', `/api/invitations/${created.token}/accept/`, { token: tok(invitee) });
     expect(res.status).toBe(200);
@@ -259,7 +300,10 @@ describe('the invitee', () => {
     const address = email();
     const created = await invite({ invitee_identifier: address, permissions: ['view_site'] });
     const late = await t.createUser({ email: address });
-    await sql(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'owner', '{data:read}')`, [org.id, late.id]);
+    await sql(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'owner', '{data:read}')`, [
+      org.id,
+      late.id,
+    ]);
     const res = await t.call('POST', `/api/invitations/${created.token}/accept/`, { token: tok(late) });
     expect(res.body.member).toMatchObject({ role: 'owner', permissions: ['data:read', 'view_site'] });
   });
@@ -269,7 +313,9 @@ describe('the invitee', () => {
     const res = await t.call('POST', `/api/invitations/${created.token}/decline/`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ uuid: created.uuid, status: 'declined' });
-    expect((await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'x1', password: 'long enough pw' } })).status).toBe(400);
+    expect(
+      (await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'x1', password: 'long enough pw' } })).status,
+    ).toBe(400);
     expect((await t.call('POST', `/api/invitations/${created.token}/decline/`)).status).toBe(400);
     expect((await t.call('POST', `/api/invitations/${'y'.repeat(43)}/decline/`)).status).toBe(404);
   });
@@ -277,7 +323,9 @@ describe('the invitee', () => {
   test('an expired invitation is refused (400) for accept and decline', async () => {
     const created = await invite();
     await sql(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE uuid = $1`, [created.uuid]);
-    const res = await t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username: 'tooLate', password: 'long enough pw' } });
+    const res = await t.call('POST', `/api/invitations/${created.token}/accept/`, {
+      body: { username: 'tooLate', password: 'long enough pw' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.detail).toContain('expired');
     expect((await t.call('POST', `/api/invitations/${created.token}/decline/`)).status).toBe(400);
@@ -286,7 +334,9 @@ describe('the invitee', () => {
   test('concurrent accepts: exactly one wins', async () => {
     const created = await invite();
     const results = await Promise.all(
-      ['racer1', 'racer2'].map((username) => t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username, password: 'long enough pw' } })),
+      ['racer1', 'racer2'].map((username) =>
+        t.call('POST', `/api/invitations/${created.token}/accept/`, { body: { username, password: 'long enough pw' } }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
     expect((await sql('SELECT count(*)::int AS n FROM users WHERE email = $1', [created.invitee_identifier]))[0].n).toBe(1);
@@ -323,7 +373,11 @@ describe('with SMTP_URL', () => {
         let data = '';
         stream.on('data', (c: Buffer) => (data += c.toString()));
         stream.on('end', () => {
-          received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), data });
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            data,
+          });
           callback();
         });
       },
@@ -334,7 +388,10 @@ describe('with SMTP_URL', () => {
     try {
       const boss = await app.createUser({ username: 'boss' });
       await insertOrg(app.platform, 'mailing', boss.id);
-      const res = await app.call('POST', '/api/organizations/mailing/invitations/', { token: app.tokenFor(boss), body: { invitee_identifier: 'mailme@example.test' } });
+      const res = await app.call('POST', '/api/organizations/mailing/invitations/', {
+        token: app.tokenFor(boss),
+        body: { invitee_identifier: 'mailme@example.test' },
+      });
       expect(res.status).toBe(201);
       expect(received).toHaveLength(1);
       expect(received[0]).toMatchObject({ from: 'invites@tenantry.test', to: ['mailme@example.test'] });
@@ -344,7 +401,9 @@ describe('with SMTP_URL', () => {
       const days = (Date.parse(res.body.expires_at) - Date.now()) / 86_400_000;
       expect(days).toBeGreaterThan(2.99);
       expect(days).toBeLessThan(3.01);
-      const resent = await app.call('POST', `/api/organizations/mailing/invitations/${res.body.uuid}/resend/`, { token: app.tokenFor(boss) });
+      const resent = await app.call('POST', `/api/organizations/mailing/invitations/${res.body.uuid}/resend/`, {
+        token: app.tokenFor(boss),
+      });
       expect(received).toHaveLength(2);
       expect(received[1].data.replace(/=\r?\n/g, '')).toContain(resent.body.token);
       const logs = app.logs.join('\n');
@@ -362,9 +421,14 @@ describe('with SMTP_URL', () => {
     try {
       const boss = await app.createUser();
       await insertOrg(app.platform, 'unmailed', boss.id);
-      const res = await app.call('POST', '/api/organizations/unmailed/invitations/', { token: app.tokenFor(boss), body: { invitee_identifier: 'nomail@example.test' } });
+      const res = await app.call('POST', '/api/organizations/unmailed/invitations/', {
+        token: app.tokenFor(boss),
+        body: { invitee_identifier: 'nomail@example.test' },
+      });
       expect(res.status).toBe(201);
-      const warning = app.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'invitation e-mail to nomail@example.test could not be sent');
+      const warning = app.logs
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'invitation e-mail to nomail@example.test could not be sent');
       expect(warning).toMatchObject({ level: 'warn', err: expect.stringContaining('ECONNREFUSED') });
       expect(app.logs.join('\n')).not.toContain(res.body.token);
     } finally {

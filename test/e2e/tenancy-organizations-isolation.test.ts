@@ -17,7 +17,12 @@ beforeAll(async () => {
   bruno = await t.createUser({ username: 'bruno-b' });
   a = (await t.call('POST', '/api/organizations/', { token: t.tokenFor(alice), body: { name: 'Org A' } })).body;
   b = (await t.call('POST', '/api/organizations/', { token: t.tokenFor(bruno), body: { name: 'Org B' } })).body;
-  bInvitation = (await t.call('POST', `/api/organizations/${b.slug}/invitations/`, { token: t.tokenFor(bruno), body: { invitee_identifier: 'x@b.test' } })).body;
+  bInvitation = (
+    await t.call('POST', `/api/organizations/${b.slug}/invitations/`, {
+      token: t.tokenFor(bruno),
+      body: { invitee_identifier: 'x@b.test' },
+    })
+  ).body;
 });
 afterAll(() => t.close());
 
@@ -63,7 +68,9 @@ test("B's member, invitation and audit entries are not reachable through A", asy
     ['POST', 'resend/'],
     ['DELETE', ''],
   ]) {
-    expect((await t.call(method, `/api/organizations/${a.slug}/invitations/${bInvitation.uuid}/${suffix}`, { token: t.tokenFor(alice) })).status).toBe(404);
+    expect(
+      (await t.call(method, `/api/organizations/${a.slug}/invitations/${bInvitation.uuid}/${suffix}`, { token: t.tokenFor(alice) })).status,
+    ).toBe(404);
   }
   const invitations = await t.call('GET', `/api/organizations/${a.slug}/invitations/`, { token: t.tokenFor(alice) });
   expect(invitations.body.count).toBe(0);

@@ -23,11 +23,10 @@ beforeAll(async () => {
   const res = await t.call('POST', '/api/organizations/', { token: tok(owner), body: { name: 'Members Inc' } });
   const [row] = await sql('SELECT id FROM organizations WHERE uuid = $1', [res.body.uuid]);
   org = { ...res.body, id: row.id };
-  await sql(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site}'), ($1, $3, 'member', '{}')`, [
-    org.id,
-    alice.id,
-    bob.id,
-  ]);
+  await sql(
+    `INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site}'), ($1, $3, 'member', '{}')`,
+    [org.id, alice.id, bob.id],
+  );
 });
 afterAll(() => t.close());
 
@@ -53,8 +52,12 @@ describe('list and read', () => {
   });
 
   test('search, role filter, ordering and paging; bad values are 400', async () => {
-    expect((await t.call('GET', `${base()}?search=ALICE`, { token: tok(owner) })).body.results.map((m: { username: string }) => m.username)).toEqual(['alice']);
-    expect((await t.call('GET', `${base()}?role=owner`, { token: tok(owner) })).body.results.map((m: { username: string }) => m.username)).toEqual(['olivia']);
+    expect(
+      (await t.call('GET', `${base()}?search=ALICE`, { token: tok(owner) })).body.results.map((m: { username: string }) => m.username),
+    ).toEqual(['alice']);
+    expect(
+      (await t.call('GET', `${base()}?role=owner`, { token: tok(owner) })).body.results.map((m: { username: string }) => m.username),
+    ).toEqual(['olivia']);
     expect((await t.call('GET', `${base()}?ordering=-username&page_size=1`, { token: tok(owner) })).body).toMatchObject({
       count: 3,
       results: [{ username: 'olivia' }],
@@ -83,15 +86,23 @@ describe('list and read', () => {
 
 describe('change', () => {
   test('the owner changes permissions (sorted, deduplicated) and role; audited', async () => {
-    const res = await t.call('PATCH', `${base()}${bob.slug}/`, { token: tok(owner), body: { permissions: ['view_site', 'data:read', 'view_site'] } });
+    const res = await t.call('PATCH', `${base()}${bob.slug}/`, {
+      token: tok(owner),
+      body: { permissions: ['view_site', 'data:read', 'view_site'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ username: 'bob', role: 'member', permissions: ['data:read', 'view_site'] });
-    const [audit] = await sql(`SELECT action, changes, organization_id FROM audit_log WHERE object_type = 'member' AND object_id = $1`, [bob.uuid]);
+    const [audit] = await sql(`SELECT action, changes, organization_id FROM audit_log WHERE object_type = 'member' AND object_id = $1`, [
+      bob.uuid,
+    ]);
     expect(audit).toEqual({ action: 'update', organization_id: org.id, changes: { user: 'bob', permissions: ['data:read', 'view_site'] } });
   });
 
   test('unknown permissions are 400 naming them; a bad role is 400', async () => {
-    const res = await t.call('PATCH', `${base()}${bob.slug}/`, { token: tok(owner), body: { permissions: ['view_site', 'fly', 'teleport'] } });
+    const res = await t.call('PATCH', `${base()}${bob.slug}/`, {
+      token: tok(owner),
+      body: { permissions: ['view_site', 'fly', 'teleport'] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.detail).toContain('"fly"');
     expect(res.body.errors.permissions[0]).toContain('"teleport"');
@@ -142,10 +153,15 @@ describe('remove', () => {
     const carol = await t.createUser({ username: 'carol' });
     const site = await insertSite(t.platform, org.id, 'members-site', 'members.example.test');
     await sql(`INSERT INTO memberships (organization_id, user_id) VALUES ($1, $2)`, [org.id, carol.id]);
-    const [group] = await sql(`INSERT INTO groups (name, scope, organization_id) VALUES ('crew', 'organization', $1) RETURNING id`, [org.id]);
+    const [group] = await sql(`INSERT INTO groups (name, scope, organization_id) VALUES ('crew', 'organization', $1) RETURNING id`, [
+      org.id,
+    ]);
     const [platformGroup] = await sql(`INSERT INTO groups (name, scope) VALUES ('everyone', 'platform') RETURNING id`);
     await sql(`INSERT INTO group_members (group_id, user_id) VALUES ($1, $3), ($2, $3)`, [group.id, platformGroup.id, carol.id]);
-    await sql(`INSERT INTO object_permissions (user_id, permission, object_type, object_id) VALUES ($1, 'view_site', 'site', $2)`, [carol.id, site.id]);
+    await sql(`INSERT INTO object_permissions (user_id, permission, object_type, object_id) VALUES ($1, 'view_site', 'site', $2)`, [
+      carol.id,
+      site.id,
+    ]);
 
     // Bob holds manage_organization.
     expect((await t.call('DELETE', `${base()}carol/`, { token: tok(bob) })).status).toBe(204);

@@ -45,12 +45,14 @@ describe('create', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ uuid: expect.any(String), slug: 'acme-corp', name: 'Acme Corp', is_active: true });
     expect(new Date(res.body.created).toISOString()).toBe(res.body.created);
-    const [m] = await sql('SELECT m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id WHERE o.uuid = $1 AND m.user_id = $2', [
-      res.body.uuid,
-      owner.id,
-    ]);
+    const [m] = await sql(
+      'SELECT m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id WHERE o.uuid = $1 AND m.user_id = $2',
+      [res.body.uuid, owner.id],
+    );
     expect(m.role).toBe('owner');
-    const audit = await sql(`SELECT action, actor_id, changes FROM audit_log WHERE object_type = 'organization' AND object_id = $1`, [res.body.uuid]);
+    const audit = await sql(`SELECT action, actor_id, changes FROM audit_log WHERE object_type = 'organization' AND object_id = $1`, [
+      res.body.uuid,
+    ]);
     expect(audit).toEqual([{ action: 'create', actor_id: owner.id, changes: { name: 'Acme Corp', slug: 'acme-corp' } }]);
   });
 
@@ -71,7 +73,9 @@ describe('create', () => {
     expect(taken.status).toBe(409);
     expect(taken.body).toMatchObject({ code: 'conflict', errors: { slug: ['Already in use.'] } });
     await sql(`UPDATE organizations SET is_deleted = true, is_active = false WHERE slug = 'my-custom'`);
-    expect((await t.call('POST', '/api/organizations/', { token: ownerToken, body: { name: 'Other', slug: 'my-custom' } })).status).toBe(409);
+    expect((await t.call('POST', '/api/organizations/', { token: ownerToken, body: { name: 'Other', slug: 'my-custom' } })).status).toBe(
+      409,
+    );
   });
 
   test('name is required and not blank; anonymous is 401', async () => {
@@ -141,7 +145,10 @@ describe('list and read', () => {
     expect(bySlug.status).toBe(200);
     expect(bySlug.body).toMatchObject({ uuid: alpha.uuid, slug: alpha.slug, name: 'Alpha Listing', is_active: true });
     expect((await t.call('GET', `/api/organizations/${alpha.uuid.toUpperCase()}/`, { token: token() })).body.slug).toBe(alpha.slug);
-    expect((await t.call('GET', '/api/organizations/nope/', { token: token() })).body).toMatchObject({ code: 'not_found', status_code: 404 });
+    expect((await t.call('GET', '/api/organizations/nope/', { token: token() })).body).toMatchObject({
+      code: 'not_found',
+      status_code: 404,
+    });
     expect((await t.call('GET', `/api/organizations/${alpha.slug}/`)).status).toBe(401);
     expect((await t.call('GET', `/api/organizations/${alpha.slug}/`, { token: t.tokenFor(outsider) })).status).toBe(404);
   });
@@ -171,7 +178,9 @@ describe('update', () => {
   });
 
   test('PUT needs a name; slugs are checked (400) and unique (409)', async () => {
-    expect((await t.call('PUT', `/api/organizations/${org.uuid}/`, { token: ownerToken, body: { slug: 'x' } })).body.errors.name).toBeDefined();
+    expect(
+      (await t.call('PUT', `/api/organizations/${org.uuid}/`, { token: ownerToken, body: { slug: 'x' } })).body.errors.name,
+    ).toBeDefined();
     expect((await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: ownerToken, body: { slug: 'Not Valid' } })).status).toBe(400);
     await createOrg('Taken Slug');
     const res = await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: ownerToken, body: { slug: 'taken-slug' } });
@@ -182,9 +191,15 @@ describe('update', () => {
   test('a plain member may not change it (403); change_organization may; outsiders get 404', async () => {
     expect((await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: memberToken, body: { name: 'Mine' } })).status).toBe(403);
     await sql(`UPDATE memberships SET permissions = '{change_organization}' WHERE user_id = $1`, [member.id]);
-    expect((await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: memberToken, body: { name: 'Member Renamed' } })).status).toBe(200);
-    expect((await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: t.tokenFor(outsider), body: { name: 'X' } })).status).toBe(404);
-    expect((await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: t.tokenFor(staff), body: { name: 'Staff Renamed' } })).status).toBe(200);
+    expect(
+      (await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: memberToken, body: { name: 'Member Renamed' } })).status,
+    ).toBe(200);
+    expect((await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: t.tokenFor(outsider), body: { name: 'X' } })).status).toBe(
+      404,
+    );
+    expect(
+      (await t.call('PATCH', `/api/organizations/${org.uuid}/`, { token: t.tokenFor(staff), body: { name: 'Staff Renamed' } })).status,
+    ).toBe(200);
   });
 });
 
@@ -222,7 +237,14 @@ describe('delete and restore', () => {
     expect(o).toMatchObject({ is_active: false, is_deleted: true, deleted_at: expect.any(Date) });
     const sites = await sql('SELECT slug, is_active, is_deleted, deleted_at FROM sites WHERE organization_id = $1 ORDER BY slug', [org.id]);
     expect(sites.find((s) => s.slug === 'cascade-shop')).toMatchObject({ is_active: false, is_deleted: true, deleted_at: o.deleted_at });
-    expect((await sql(`SELECT count(*)::int AS n FROM domains d JOIN sites s ON s.id = d.site_id WHERE s.organization_id = $1 AND d.is_active`, [org.id]))[0].n).toBe(0);
+    expect(
+      (
+        await sql(
+          `SELECT count(*)::int AS n FROM domains d JOIN sites s ON s.id = d.site_id WHERE s.organization_id = $1 AND d.is_active`,
+          [org.id],
+        )
+      )[0].n,
+    ).toBe(0);
     for (const host of [siteHost, 'www.cascade.example.test']) expect((await siteConfig(host)).body.code).toBe('tenant_not_found');
     expect((await t.call('GET', `/api/organizations/${org.slug}/`, { token: ownerToken })).status).toBe(404);
     expect((await t.call('DELETE', `/api/organizations/${org.slug}/`, { token: ownerToken })).status).toBe(404);

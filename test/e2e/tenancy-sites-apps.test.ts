@@ -22,7 +22,10 @@ beforeAll(async () => {
   [ownerTok, outsiderTok, viewerTok] = [owner, outsider, viewer].map((u) => t.tokenFor(u));
   const acme = await insertOrg(t.platform, 'acme', owner.id);
   await insertSite(t.platform, acme.id, 'shop', SHOP);
-  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site}')`, [acme.id, viewer.id]);
+  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site}')`, [
+    acme.id,
+    viewer.id,
+  ]);
   const other = await insertOrg(t.platform, 'other', outsider.id);
   const otherSite = await insertSite(t.platform, other.id, 'other', OTHER);
   hiddenUuid = (await insertApp(t.platform, otherSite.id, 'hidden')).uuid;
@@ -83,14 +86,22 @@ describe('apps', () => {
         ['POST', `/api/apps/${ref}/api-keys/`],
         ['DELETE', `/api/apps/${ref}/api-keys/1/`],
       ]) {
-        const res = await t.call(method, url, { token: ownerTok, host: SHOP, body: method === 'GET' || method === 'DELETE' ? undefined : { name: 'x' } });
+        const res = await t.call(method, url, {
+          token: ownerTok,
+          host: SHOP,
+          body: method === 'GET' || method === 'DELETE' ? undefined : { name: 'x' },
+        });
         expect([method, url, res.status]).toEqual([method, url, 404]);
       }
     }
   });
 
   test('PUT, PATCH, DELETE (soft), restore', async () => {
-    const put = await t.call('PUT', '/api/apps/store-front-2/', { token: ownerTok, host: SHOP, body: { name: 'Back Office', description: 'ops' } });
+    const put = await t.call('PUT', '/api/apps/store-front-2/', {
+      token: ownerTok,
+      host: SHOP,
+      body: { name: 'Back Office', description: 'ops' },
+    });
     expect(put.body).toMatchObject({ name: 'Back Office', slug: 'store-front-2', description: 'ops' });
     const patch = await t.call('PATCH', '/api/apps/store-front-2/', { token: ownerTok, host: SHOP, body: { description: 'x' } });
     expect(patch.body).toMatchObject({ name: 'Back Office', description: 'x' });
@@ -143,7 +154,9 @@ describe('API keys', () => {
     expect((await t.call('GET', '/api/apps/', { host: OTHER, ...withKey(created.key) })).status).toBe(401);
     expect((await t.call('GET', keys, { host: SHOP, ...withKey(created.key) })).status).toBe(403);
     expect((await t.call('POST', keys, { host: SHOP, body: { name: 'x' }, ...withKey(created.key) })).status).toBe(403);
-    expect((await t.call('PATCH', '/api/apps/store-front/', { host: SHOP, body: { name: 'x' }, ...withKey(created.key) })).status).toBe(403);
+    expect((await t.call('PATCH', '/api/apps/store-front/', { host: SHOP, body: { name: 'x' }, ...withKey(created.key) })).status).toBe(
+      403,
+    );
   });
 
   test('400, 401, 403, and 404 for another organization by slug and UUID', async () => {
@@ -154,7 +167,9 @@ describe('API keys', () => {
     expect((await t.call('DELETE', `${keys}999999/`, { token: ownerTok, host: SHOP })).status).toBe(404);
     expect((await t.call('DELETE', `${keys}not-an-id/`, { token: ownerTok, host: SHOP })).status).toBe(404);
     // The outsider, on the host of their own site, addressing this site's app and key.
-    const appUuid = (await q(`SELECT uuid FROM apps WHERE slug = 'store-front' AND site_id = (SELECT id FROM sites WHERE slug = 'shop')`))[0].uuid;
+    const appUuid = (
+      await q(`SELECT uuid FROM apps WHERE slug = 'store-front' AND site_id = (SELECT id FROM sites WHERE slug = 'shop')`)
+    )[0].uuid;
     for (const ref of ['store-front-2', appUuid]) {
       expect((await t.call('GET', `/api/apps/${ref}/api-keys/`, { token: outsiderTok, host: OTHER })).status).toBe(404);
       expect((await t.call('DELETE', `/api/apps/${ref}/api-keys/${created.uuid}/`, { token: outsiderTok, host: OTHER })).status).toBe(404);

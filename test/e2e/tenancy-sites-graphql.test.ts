@@ -36,7 +36,13 @@ test('createSite and updateSite give what REST reads back; sites() matches GET /
     domains: { items: [{ domain: 'graph-shop.localhost', isPrimary: true }], total: 1 },
   });
   const rest = await t.call('GET', '/api/sites/graph-shop/', { token });
-  expect(rest.body).toMatchObject({ uuid: site.id, name: 'Graph Shop', environment: 'testing', site_settings: { a: [1] }, schema_name: 'graph_shop' });
+  expect(rest.body).toMatchObject({
+    uuid: site.id,
+    name: 'Graph Shop',
+    environment: 'testing',
+    site_settings: { a: [1] },
+    schema_name: 'graph_shop',
+  });
 
   const updated = await gql('mutation { updateSite(slug: "graph-shop", input: {description: "via graphql"}) { description name } }');
   expect(updated.body.data.updateSite).toEqual({ description: 'via graphql', name: 'Graph Shop' });
@@ -62,7 +68,9 @@ test('errors carry the REST codes', async () => {
 });
 
 test('domains: create, switch primary, delete, same results as REST', async () => {
-  const created = await gql('mutation { createDomain(site: "graph-shop", input: {domain: "G.Example.Test", isPrimary: true}) { id slug domain isPrimary } }');
+  const created = await gql(
+    'mutation { createDomain(site: "graph-shop", input: {domain: "G.Example.Test", isPrimary: true}) { id slug domain isPrimary } }',
+  );
   expect(created.body.data.createDomain).toMatchObject({ slug: 'g-example-test', domain: 'g.example.test', isPrimary: true });
   const rest = await t.call('GET', '/api/sites/graph-shop/domains/', { token });
   expect(rest.body.results.map((d: any) => [d.domain, d.is_primary])).toEqual([
@@ -73,7 +81,9 @@ test('domains: create, switch primary, delete, same results as REST', async () =
   expect(conflict.body.errors[0].extensions.code).toBe('conflict');
   const refused = await gql('mutation { deleteDomain(site: "graph-shop", domain: "g-example-test") }');
   expect(refused.body.errors[0].extensions.code).toBe('invalid');
-  const switched = await gql('mutation { updateDomain(site: "graph-shop", domain: "graph-shop-localhost", input: {isPrimary: true}) { isPrimary } }');
+  const switched = await gql(
+    'mutation { updateDomain(site: "graph-shop", domain: "graph-shop-localhost", input: {isPrimary: true}) { isPrimary } }',
+  );
   expect(switched.body.data.updateDomain.isPrimary).toBe(true);
   expect((await gql('mutation { deleteDomain(site: "graph-shop", domain: "g-example-test") }')).body.data.deleteDomain).toBe(true);
   expect((await t.call('GET', '/api/sites/graph-shop/domains/g-example-test/', { token })).status).toBe(404);
@@ -87,9 +97,16 @@ test('apps and API keys on the tenant host; the created key authenticates', asyn
   expect(rest.body).toMatchObject({ uuid: app.body.data.createApp.id, name: 'Graph App', table_count: 0 });
   const upd = await gql('mutation { updateApp(slug: "graph-app", input: {name: "Renamed"}) { name slug } }', {}, { host });
   expect(upd.body.data.updateApp).toEqual({ name: 'Renamed', slug: 'graph-app' });
-  expect((await gql('{ apps { items { slug } total } }', {}, { host })).body.data.apps).toEqual({ items: [{ slug: 'graph-app' }], total: 1 });
+  expect((await gql('{ apps { items { slug } total } }', {}, { host })).body.data.apps).toEqual({
+    items: [{ slug: 'graph-app' }],
+    total: 1,
+  });
 
-  const key = await gql('mutation { createApiKey(app: "graph-app", name: "gql") { key apiKey { id keyId name prefix revokedAt } } }', {}, { host });
+  const key = await gql(
+    'mutation { createApiKey(app: "graph-app", name: "gql") { key apiKey { id keyId name prefix revokedAt } } }',
+    {},
+    { host },
+  );
   const { key: secret, apiKey } = key.body.data.createApiKey;
   expect(apiKey).toMatchObject({ name: 'gql', revokedAt: null });
   const listed = await t.call('GET', '/api/apps/graph-app/api-keys/', { token, host });

@@ -33,7 +33,10 @@ beforeAll(async () => {
   acme = await insertOrg(t.platform, 'acme', owner.id);
   await insertOrg(t.platform, 'other', outsider.id);
   // A member who may view sites but not change them.
-  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site}')`, [acme.id, viewer.id]);
+  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site}')`, [
+    acme.id,
+    viewer.id,
+  ]);
 });
 afterAll(() => t.close());
 
@@ -61,9 +64,13 @@ describe('creating a site', () => {
       updated_at: expect.any(String),
     });
     expect(await schemaExists('main_shop')).toBe(true);
-    const domains = await q('SELECT d.domain, d.slug, d.is_primary FROM domains d JOIN sites s ON s.id = d.site_id WHERE s.slug = $1', ['main-shop']);
+    const domains = await q('SELECT d.domain, d.slug, d.is_primary FROM domains d JOIN sites s ON s.id = d.site_id WHERE s.slug = $1', [
+      'main-shop',
+    ]);
     expect(domains).toEqual([{ domain: 'main-shop.localhost', slug: 'main-shop-localhost', is_primary: true }]);
-    const auditRows = await q(`SELECT organization_id, site_id FROM audit_log WHERE object_type = 'site' AND object_id = $1`, [res.body.uuid]);
+    const auditRows = await q(`SELECT organization_id, site_id FROM audit_log WHERE object_type = 'site' AND object_id = $1`, [
+      res.body.uuid,
+    ]);
     expect(auditRows).toEqual([{ organization_id: acme.id, site_id: expect.any(Number) }]);
     // The new host answers at once, with the owner's token.
     const cfg = await t.call('GET', '/api/sites/config/', { token: tok.owner, host: 'main-shop.localhost' });
@@ -111,7 +118,9 @@ describe('creating a site', () => {
     // The host is taken: the schema created inside the transaction is rolled back too.
     const first = await createSite('acme', { name: 'Taken Host' });
     await q('UPDATE domains SET domain = $1 WHERE domain = $2', ['taken-elsewhere.localhost', 'taken-host.localhost']);
-    await q(`INSERT INTO domains (slug, domain, site_id) SELECT 'x-squat', 'squat.localhost', id FROM sites WHERE uuid = $1`, [first.body.uuid]);
+    await q(`INSERT INTO domains (slug, domain, site_id) SELECT 'x-squat', 'squat.localhost', id FROM sites WHERE uuid = $1`, [
+      first.body.uuid,
+    ]);
     const squat = await createSite('acme', { name: 'Squat' });
     expect(squat.status).toBe(409);
     expect(squat.body.errors).toEqual({ domain: ['Already in use.'] });
@@ -161,7 +170,10 @@ describe('reading and listing', () => {
         ['PATCH', `/api/sites/${ref}/domains/main-shop-localhost/`],
         ['DELETE', `/api/sites/${ref}/domains/main-shop-localhost/`],
       ]) {
-        const res = await t.call(method, url, { token: tok.outsider, body: method === 'GET' || method === 'DELETE' ? undefined : { name: 'x', domain: 'x.example.test' } });
+        const res = await t.call(method, url, {
+          token: tok.outsider,
+          body: method === 'GET' || method === 'DELETE' ? undefined : { name: 'x', domain: 'x.example.test' },
+        });
         expect([url, method, res.status]).toEqual([url, method, 404]);
       }
     }
@@ -170,14 +182,21 @@ describe('reading and listing', () => {
 
 describe('updating, deleting, restoring, purging', () => {
   test('PUT and PATCH', async () => {
-    const put = await t.call('PUT', '/api/sites/main-shop-2/', { token: tok.owner, body: { name: 'Renamed', environment: 'production', site_settings: { a: 1 } } });
+    const put = await t.call('PUT', '/api/sites/main-shop-2/', {
+      token: tok.owner,
+      body: { name: 'Renamed', environment: 'production', site_settings: { a: 1 } },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ slug: 'main-shop-2', name: 'Renamed', environment: 'production', site_settings: { a: 1 } });
     const patch = await t.call('PATCH', '/api/sites/main-shop-2/', { token: tok.owner, body: { description: 'new' } });
     expect(patch.body).toMatchObject({ name: 'Renamed', description: 'new' });
-    expect((await t.call('PUT', '/api/sites/main-shop-2/', { token: tok.owner, body: { description: 'no name' } })).body.errors.name).toBeDefined();
+    expect(
+      (await t.call('PUT', '/api/sites/main-shop-2/', { token: tok.owner, body: { description: 'no name' } })).body.errors.name,
+    ).toBeDefined();
     expect((await t.call('PATCH', '/api/sites/main-shop-2/', { token: tok.owner, body: { environment: 'qa' } })).status).toBe(400);
-    expect((await t.call('PATCH', '/api/sites/main-shop-2/', { token: tok.owner, body: { name: 7 } })).body.errors).toEqual({ name: ['Must be a string.'] });
+    expect((await t.call('PATCH', '/api/sites/main-shop-2/', { token: tok.owner, body: { name: 7 } })).body.errors).toEqual({
+      name: ['Must be a string.'],
+    });
     expect((await t.call('PATCH', '/api/sites/main-shop-2/', { token: tok.owner, body: ['x'] })).status).toBe(400);
     expect((await t.call('PATCH', '/api/sites/nope/', { token: tok.owner, body: { name: 'x' } })).status).toBe(404);
     expect((await t.call('PATCH', '/api/sites/main-shop-2/', { token: tok.viewer, body: { name: 'x' } })).status).toBe(403);
@@ -208,7 +227,9 @@ describe('updating, deleting, restoring, purging', () => {
     expect((await t.call('DELETE', '/api/sites/main-shop-2/?purge=true', { token: tok.superuser })).status).toBe(204);
     expect(await schemaExists('main_shop_2')).toBe(false);
     expect(await sitesNamed('main-shop-2')).toBe(0);
-    expect((await t.call('GET', '/api/sites/config/', { token: tok.owner, host: 'main-shop-2.localhost' })).body.code).toBe('tenant_not_found');
+    expect((await t.call('GET', '/api/sites/config/', { token: tok.owner, host: 'main-shop-2.localhost' })).body.code).toBe(
+      'tenant_not_found',
+    );
   });
 });
 
@@ -245,7 +266,9 @@ describe('domains', () => {
       const res = await t.call('POST', base, { token: tok.owner, body: { domain } });
       expect([domain, res.status, Object.keys(res.body.errors ?? {})]).toEqual([domain, 400, ['domain']]);
     }
-    expect((await t.call('POST', base, { token: tok.owner, body: { domain: 'ok.example.test', is_primary: 'yes' } })).body.errors.is_primary).toBeDefined();
+    expect(
+      (await t.call('POST', base, { token: tok.owner, body: { domain: 'ok.example.test', is_primary: 'yes' } })).body.errors.is_primary,
+    ).toBeDefined();
     expect((await t.call('POST', base, { token: tok.viewer, body: { domain: 'v.example.test' } })).status).toBe(403);
     expect((await t.call('POST', base, { body: { domain: 'v.example.test' } })).status).toBe(401);
     expect((await t.call('GET', base, {})).status).toBe(401);
@@ -258,7 +281,9 @@ describe('domains', () => {
     const patched = await t.call('PATCH', `${base}shop-example-test/`, { token: tok.owner, body: { is_primary: true } });
     expect(patched.status).toBe(200);
     expect(patched.body.is_primary).toBe(true);
-    const primaries = await q('SELECT d.domain FROM domains d JOIN sites s ON s.id = d.site_id WHERE s.slug = $1 AND d.is_primary', ['main-shop']);
+    const primaries = await q('SELECT d.domain FROM domains d JOIN sites s ON s.id = d.site_id WHERE s.slug = $1 AND d.is_primary', [
+      'main-shop',
+    ]);
     expect(primaries).toEqual([{ domain: 'shop.example.test' }]);
     const cfg = await t.call('GET', '/api/sites/config/', { token: tok.owner, host: 'main-shop.localhost' });
     expect(cfg.body.primary_domain).toBe('shop.example.test');
@@ -271,13 +296,20 @@ describe('domains', () => {
   test('renaming a host and removing a domain take effect at once on those hosts', async () => {
     const renamed = await t.call('PATCH', `${base}main-shop-localhost/`, { token: tok.owner, body: { domain: 'www.example.test' } });
     expect(renamed.body.domain).toBe('www.example.test');
-    expect((await t.call('GET', '/api/sites/config/', { token: tok.owner, host: 'main-shop.localhost' })).body.code).toBe('tenant_not_found');
+    expect((await t.call('GET', '/api/sites/config/', { token: tok.owner, host: 'main-shop.localhost' })).body.code).toBe(
+      'tenant_not_found',
+    );
     expect((await t.call('GET', '/api/sites/config/', { token: tok.owner, host: 'www.example.test' })).status).toBe(200);
-    expect((await t.call('PATCH', `${base}main-shop-localhost/`, { token: tok.owner, body: { domain: 'shop.example.test' } })).status).toBe(409);
+    expect((await t.call('PATCH', `${base}main-shop-localhost/`, { token: tok.owner, body: { domain: 'shop.example.test' } })).status).toBe(
+      409,
+    );
     expect((await t.call('DELETE', `${base}main-shop-localhost/`, { token: tok.viewer })).status).toBe(403);
     expect((await t.call('DELETE', `${base}main-shop-localhost/`, { token: tok.owner })).status).toBe(204);
     expect((await t.call('GET', '/api/sites/config/', { token: tok.owner, host: 'www.example.test' })).body.code).toBe('tenant_not_found');
-    const audits = await q(`SELECT action FROM audit_log WHERE object_type = 'domain' AND site_id IS NOT NULL AND organization_id = $1 ORDER BY id`, [acme.id]);
+    const audits = await q(
+      `SELECT action FROM audit_log WHERE object_type = 'domain' AND site_id IS NOT NULL AND organization_id = $1 ORDER BY id`,
+      [acme.id],
+    );
     expect(audits.map((a) => a.action)).toEqual(['create', 'update', 'update', 'delete']);
   });
 });

@@ -50,7 +50,11 @@ afterAll(() => t.close());
 test('users() and user() answer what GET /api/users/ and /api/users/{user}/ answer', async () => {
   const token = t.tokenFor(owner);
   const rest = await t.call('GET', '/api/users/?organization_slug=gq-org&search=gq', { token });
-  const graph = await gql(`query { users(organizationSlug: "gq-org", search: "gq") { items { ${USER_FIELDS} } total page pageSize } }`, {}, token);
+  const graph = await gql(
+    `query { users(organizationSlug: "gq-org", search: "gq") { items { ${USER_FIELDS} } total page pageSize } }`,
+    {},
+    token,
+  );
   expect(graph.body.errors).toBeUndefined();
   expect(graph.body.data.users).toEqual({ items: rest.body.results.map(asGraphql), total: rest.body.count, page: 1, pageSize: 20 });
   expect(graph.body.data.users.items.map((u: any) => u.username)).toEqual(['gq-member', 'gq-owner']);
@@ -74,12 +78,24 @@ test('createUser / updateUser / deleteUser match REST, errors carry the REST cod
   const rest = await t.call('GET', '/api/users/graph-user/', { token: staffToken });
   expect(created.body.data.createUser).toEqual(asGraphql(rest.body));
 
-  const dup = await gql(`mutation { createUser(input: {username: "graph.user", email: "a@b.test", password: "long enough password"}) { id } }`, {}, staffToken);
+  const dup = await gql(
+    `mutation { createUser(input: {username: "graph.user", email: "a@b.test", password: "long enough password"}) { id } }`,
+    {},
+    staffToken,
+  );
   expect(codeOf(dup)).toBe('conflict');
-  const invalid = await gql(`mutation { createUser(input: {username: "bad name", email: "nope", password: "short"}) { id } }`, {}, staffToken);
+  const invalid = await gql(
+    `mutation { createUser(input: {username: "bad name", email: "nope", password: "short"}) { id } }`,
+    {},
+    staffToken,
+  );
   expect(codeOf(invalid)).toBe('invalid');
   expect(Object.keys(invalid.body.errors[0].extensions.errors).sort()).toEqual(['email', 'password', 'username']);
-  const escalate = await gql(`mutation { createUser(input: {username: "x1", email: "x@b.test", password: "long enough password", isStaff: true}) { id } }`, {}, staffToken);
+  const escalate = await gql(
+    `mutation { createUser(input: {username: "x1", email: "x@b.test", password: "long enough password", isStaff: true}) { id } }`,
+    {},
+    staffToken,
+  );
   expect(codeOf(escalate)).toBe('permission_denied');
 
   const updated = await gql(`mutation { updateUser(slug: "graph-user", input: {lastName: "Raph"}) { ${USER_FIELDS} } }`, {}, staffToken);
@@ -120,12 +136,24 @@ test('groups: create, add and remove members, update, list, delete match REST', 
   );
   expect(created.body.errors).toBeUndefined();
   const g = created.body.data.createGroup;
-  expect(g).toEqual({ id: expect.any(String), name: 'Graph group', scope: 'organization', organization: { slug: 'gq-org' }, permissions: ['view_site'], users: [] });
+  expect(g).toEqual({
+    id: expect.any(String),
+    name: 'Graph group',
+    scope: 'organization',
+    organization: { slug: 'gq-org' },
+    permissions: ['view_site'],
+    users: [],
+  });
 
   const added = await gql(`mutation { addGroupMember(id: "${g.id}", user: "gq-member") { ${GROUP_FIELDS} } }`, {}, token);
   expect(added.body.data.addGroupMember.users).toEqual([{ id: member.uuid, username: 'gq-member' }]);
   const rest = await t.call('GET', `/api/groups/${g.id}/`, { token });
-  expect(rest.body).toMatchObject({ id: Number(g.id), organization: 'gq-org', permissions: ['view_site'], users: [{ uuid: member.uuid, username: 'gq-member' }] });
+  expect(rest.body).toMatchObject({
+    id: Number(g.id),
+    organization: 'gq-org',
+    permissions: ['view_site'],
+    users: [{ uuid: member.uuid, username: 'gq-member' }],
+  });
   const outside = await gql(`mutation { addGroupMember(id: "${g.id}", user: "gq-outsider") { id } }`, {}, token);
   expect(codeOf(outside)).toBe('invalid');
 
@@ -140,7 +168,9 @@ test('groups: create, add and remove members, update, list, delete match REST', 
   expect(codeOf(unknownPerm)).toBe('invalid');
   const renamed = await gql(`mutation { updateGroup(id: "${g.id}", input: {name: "Renamed"}) { name permissions } }`, {}, token);
   expect(renamed.body.data.updateGroup).toEqual({ name: 'Renamed', permissions: ['view_site'] });
-  expect(codeOf(await gql(`mutation { updateGroup(id: "${g.id}", input: {name: "X"}) { id } }`, {}, t.tokenFor(member)))).toBe('permission_denied');
+  expect(codeOf(await gql(`mutation { updateGroup(id: "${g.id}", input: {name: "X"}) { id } }`, {}, t.tokenFor(member)))).toBe(
+    'permission_denied',
+  );
 
   const removed = await gql(`mutation { removeGroupMember(id: "${g.id}", user: "${member.slug}") { users { id } } }`, {}, token);
   expect(removed.body.data.removeGroupMember.users).toEqual([]);
@@ -148,7 +178,9 @@ test('groups: create, add and remove members, update, list, delete match REST', 
   expect((await t.call('GET', `/api/groups/${g.id}/`, { token })).status).toBe(404);
   const platform = await gql('mutation { createGroup(input: {name: "P"}) { id } }', {}, t.tokenFor(staff));
   expect(codeOf(platform)).toBe('permission_denied');
-  expect((await gql('mutation { createGroup(input: {name: "P"}) { scope organization { slug } } }', {}, t.tokenFor(root))).body.data.createGroup).toEqual({
+  expect(
+    (await gql('mutation { createGroup(input: {name: "P"}) { scope organization { slug } } }', {}, t.tokenFor(root))).body.data.createGroup,
+  ).toEqual({
     scope: 'platform',
     organization: null,
   });

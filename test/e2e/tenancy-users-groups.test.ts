@@ -43,15 +43,26 @@ async function orgGroup(token: string, org: string, name: string, permissions: s
 describe('create, read, update, delete', () => {
   test('an owner creates an organization group; shape and audit', async () => {
     const g = await orgGroup(tok(ownerA), 'org-a', 'Editors', ['view_site', 'change_site']);
-    expect(g).toMatchObject({ name: 'Editors', scope: 'organization', organization: 'org-a', permissions: ['view_site', 'change_site'], users: [] });
+    expect(g).toMatchObject({
+      name: 'Editors',
+      scope: 'organization',
+      organization: 'org-a',
+      permissions: ['view_site', 'change_site'],
+      users: [],
+    });
     expect(typeof g.id).toBe('number');
-    const audit = await t.platform.pool.query(`SELECT action FROM audit_log WHERE object_type = 'group' AND object_id = $1`, [String(g.id)]);
+    const audit = await t.platform.pool.query(`SELECT action FROM audit_log WHERE object_type = 'group' AND object_id = $1`, [
+      String(g.id),
+    ]);
     expect(audit.rows.map((r) => r.action)).toEqual(['create']);
     expect((await t.call('GET', `/api/groups/${g.id}/`, { token: tok(memberA) })).body.name).toBe('Editors');
   });
 
   test('validation: 400 naming unknown permissions and missing fields', async () => {
-    const res = await t.call('POST', '/api/groups/', { token: tok(ownerA), body: { organization: 'org-a', permissions: ['view_site', 'fly_rocket'] } });
+    const res = await t.call('POST', '/api/groups/', {
+      token: tok(ownerA),
+      body: { organization: 'org-a', permissions: ['view_site', 'fly_rocket'] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors.name).toBeDefined();
     expect(res.body.errors.permissions[0]).toContain('fly_rocket');
@@ -74,7 +85,10 @@ describe('create, read, update, delete', () => {
     expect(dup.status).toBe(409);
     // The same name in another organization is fine.
     await orgGroup(tok(ownerB), 'org-b', 'Editors');
-    const platform = await t.call('POST', '/api/groups/', { token: tok(root), body: { name: 'Auditors', permissions: ['view_organization'] } });
+    const platform = await t.call('POST', '/api/groups/', {
+      token: tok(root),
+      body: { name: 'Auditors', permissions: ['view_organization'] },
+    });
     expect(platform.status).toBe(201);
     expect(platform.body).toMatchObject({ scope: 'platform', organization: null });
     expect((await t.call('POST', '/api/groups/', {})).status).toBe(401);
@@ -134,14 +148,18 @@ describe('members and the permissions they carry', () => {
     expect((await t.call('DELETE', `/api/groups/${g.id}/users/${memberA.slug}/`, { token: tok(ownerA) })).status).toBe(204);
     expect((await t.call('GET', '/api/sites/config/', { token: tok(memberA), host })).status).toBe(403);
     expect((await t.call('DELETE', `/api/groups/${g.id}/users/${memberA.slug}/`, { token: tok(ownerA) })).status).toBe(404);
-    const audit = await t.platform.pool.query(`SELECT action FROM audit_log WHERE object_type = 'group' AND object_id = $1 ORDER BY id`, [String(g.id)]);
+    const audit = await t.platform.pool.query(`SELECT action FROM audit_log WHERE object_type = 'group' AND object_id = $1 ORDER BY id`, [
+      String(g.id),
+    ]);
     expect(audit.rows.map((r) => r.action)).toEqual(['create', 'add_member', 'add_member', 'remove_member']);
   });
 
   test('a platform group applies everywhere', async () => {
     const outsider = await t.createUser();
     const g = await t.call('POST', '/api/groups/', { token: tok(root), body: { name: 'Site viewers', permissions: ['view_site'] } });
-    expect((await t.call('POST', `/api/groups/${g.body.id}/users/`, { token: tok(root), body: { user: outsider.username } })).status).toBe(201);
+    expect((await t.call('POST', `/api/groups/${g.body.id}/users/`, { token: tok(root), body: { user: outsider.username } })).status).toBe(
+      201,
+    );
     expect((await t.call('GET', '/api/sites/config/', { token: tok(outsider), host: 'site-a.example.test' })).status).toBe(200);
     // Its member sees the group; others without staff do not.
     expect((await t.call('GET', `/api/groups/${g.body.id}/`, { token: tok(outsider) })).status).toBe(200);
@@ -163,7 +181,7 @@ describe('members and the permissions they carry', () => {
 });
 
 describe('isolation between organizations', () => {
-  test('org A never reads, lists or changes org B\'s groups or users (404)', async () => {
+  test("org A never reads, lists or changes org B's groups or users (404)", async () => {
     const gB = await orgGroup(tok(ownerB), 'org-b', 'B only', ['view_site']);
     for (const u of [ownerA, memberA, managerA]) {
       expect((await t.call('GET', `/api/groups/${gB.id}/`, { token: tok(u) })).status).toBe(404);

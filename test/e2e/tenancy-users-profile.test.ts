@@ -30,27 +30,44 @@ describe('profile', () => {
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({ user: alice.uuid, bio: '', avatar_url: '', phone: '', timezone: 'UTC', locale: 'en', attributes: {} });
 
-    const body = { bio: 'Hi', avatar_url: 'https://cdn.example.test/a.png', phone: '+41 44 123 45 67', timezone: 'Europe/Zurich', locale: 'de-ch', attributes: { team: 'blue', n: 1 } };
+    const body = {
+      bio: 'Hi',
+      avatar_url: 'https://cdn.example.test/a.png',
+      phone: '+41 44 123 45 67',
+      timezone: 'Europe/Zurich',
+      locale: 'de-ch',
+      attributes: { team: 'blue', n: 1 },
+    };
     const res = await t.call('PATCH', `/api/users/${alice.slug}/profile/`, { token, body });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ user: alice.uuid, ...body, locale: 'de-CH' });
     expect((await t.call('GET', `/api/users/${alice.uuid}/profile/`, { token })).body.timezone).toBe('Europe/Zurich');
     const partial = await t.call('PATCH', `/api/users/${alice.slug}/profile/`, { token, body: { bio: 'Changed' } });
     expect(partial.body).toMatchObject({ bio: 'Changed', timezone: 'Europe/Zurich' });
-    const audit = await t.platform.pool.query(`SELECT changes FROM audit_log WHERE object_type = 'user_profile' AND object_id = $1 ORDER BY id`, [alice.uuid]);
+    const audit = await t.platform.pool.query(
+      `SELECT changes FROM audit_log WHERE object_type = 'user_profile' AND object_id = $1 ORDER BY id`,
+      [alice.uuid],
+    );
     expect(audit.rows[0].changes.attributes).toEqual(['team', 'n']);
   });
 
   test('bad values: 400 per field', async () => {
     const res = await t.call('PATCH', `/api/users/${alice.slug}/profile/`, {
       token: t.tokenFor(alice),
-      body: { timezone: 'Mars/Olympus', locale: 'not a locale!', avatar_url: 'javascript:alert(1)', phone: 'call me', attributes: [1, 2], bio: 5 },
+      body: {
+        timezone: 'Mars/Olympus',
+        locale: 'not a locale!',
+        avatar_url: 'javascript:alert(1)',
+        phone: 'call me',
+        attributes: [1, 2],
+        bio: 5,
+      },
     });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.errors).sort()).toEqual(['attributes', 'avatar_url', 'bio', 'locale', 'phone', 'timezone']);
   });
 
-  test('staff may read and write anyone\'s; a fellow member gets 403; an outsider 404; anonymous 401', async () => {
+  test("staff may read and write anyone's; a fellow member gets 403; an outsider 404; anonymous 401", async () => {
     const s = await t.call('PATCH', `/api/users/${bob.slug}/profile/`, { token: t.tokenFor(staff), body: { bio: 'by staff' } });
     expect(s.status).toBe(200);
     expect((await t.call('GET', `/api/users/${bob.slug}/profile/`, { token: t.tokenFor(alice) })).status).toBe(403);
@@ -68,14 +85,22 @@ describe('user hooks', () => {
     const off = registerUserHooks(t.platform, {
       beforeCreate: (user) => {
         seen.push(user);
-        if (user.username.startsWith('blocked')) throw new AppError({ code: 'pre_event_rejected', status: 400, message: 'Rejected by a hook.' });
+        if (user.username.startsWith('blocked'))
+          throw new AppError({ code: 'pre_event_rejected', status: 400, message: 'Rejected by a hook.' });
       },
     });
     try {
       const res = await t.call('POST', '/api/users/', { token: t.tokenFor(staff), body: newUser('blocked-one') });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'pre_event_rejected', detail: 'Rejected by a hook.' });
-      expect(seen[0]).toEqual({ username: 'blocked-one', email: 'blocked-one@example.test', first_name: '', last_name: '', is_staff: false, is_superuser: false });
+      expect(seen[0]).toEqual({
+        username: 'blocked-one',
+        email: 'blocked-one@example.test',
+        first_name: '',
+        last_name: '',
+        is_staff: false,
+        is_superuser: false,
+      });
       const stored = await t.platform.pool.query('SELECT count(*)::int AS n FROM users WHERE username = $1', ['blocked-one']);
       expect(stored.rows[0].n).toBe(0);
       const audited = await t.platform.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE changes->>'username' = 'blocked-one'`);
@@ -106,7 +131,10 @@ describe('user hooks', () => {
       const staffToken = t.tokenFor(staff);
       const created = await t.call('POST', '/api/users/', { token: staffToken, body: newUser('hooked') });
       expect(created.status).toBe(201);
-      await t.call('PATCH', `/api/users/${created.body.slug}/`, { token: staffToken, body: { first_name: 'Hook', password: 'another password' } });
+      await t.call('PATCH', `/api/users/${created.body.slug}/`, {
+        token: staffToken,
+        body: { first_name: 'Hook', password: 'another password' },
+      });
       expect((await t.call('DELETE', `/api/users/${created.body.slug}/`, { token: staffToken })).status).toBe(204);
 
       expect(calls.map((c) => c.kind)).toEqual(['create', 'update', 'delete']);

@@ -48,7 +48,13 @@ describe('POST /api/users/', () => {
 
     const ok = await t.call('POST', '/api/users/', { token: staffToken, body: newUser('new.person') });
     expect(ok.status).toBe(201);
-    expect(ok.body).toMatchObject({ username: 'new.person', slug: 'new-person', email: 'new.person@example.test', is_staff: false, is_active: true });
+    expect(ok.body).toMatchObject({
+      username: 'new.person',
+      slug: 'new-person',
+      email: 'new.person@example.test',
+      is_staff: false,
+      is_active: true,
+    });
     expect(JSON.stringify(ok.body)).not.toMatch(/password/);
     expect(await auditCount(ok.body.uuid)).toBe(1);
     const login = await t.call('POST', '/api/auth/jwt/token/', { body: { username: 'new.person', password: 'long enough password' } });
@@ -56,7 +62,10 @@ describe('POST /api/users/', () => {
   });
 
   test('validation: 400 with every field error at once', async () => {
-    const res = await t.call('POST', '/api/users/', { token: staffToken, body: { username: 'x'.repeat(151), email: 'not-an-email', password: 'short', is_staff: 'yes' } });
+    const res = await t.call('POST', '/api/users/', {
+      token: staffToken,
+      body: { username: 'x'.repeat(151), email: 'not-an-email', password: 'short', is_staff: 'yes' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'invalid', status_code: 400 });
     expect(Object.keys(res.body.errors).sort()).toEqual(['email', 'is_staff', 'password', 'username']);
@@ -72,7 +81,10 @@ describe('POST /api/users/', () => {
 
   test('an e-mail address already used by an active user: 409', async () => {
     // E-mail addresses compare case-insensitively.
-    const res = await t.call('POST', '/api/users/', { token: staffToken, body: { ...newUser('second-alice'), email: alice.email.toUpperCase() } });
+    const res = await t.call('POST', '/api/users/', {
+      token: staffToken,
+      body: { ...newUser('second-alice'), email: alice.email.toUpperCase() },
+    });
     const alicesEmail = alice.email;
     expect(res.status).toBe(409);
     expect(res.body.errors.email).toBeDefined();
@@ -159,7 +171,9 @@ describe('GET/PUT/PATCH /api/users/{user}/', () => {
     expect(self.status).toBe(403);
     expect((await t.call('PATCH', `/api/users/${bob.slug}/`, { token: staffToken, body: { is_superuser: true } })).status).toBe(403);
     // Sending the current value is not a change.
-    expect((await t.call('PATCH', `/api/users/${bob.slug}/`, { token: staffToken, body: { is_staff: false, last_name: 'B' } })).status).toBe(200);
+    expect(
+      (await t.call('PATCH', `/api/users/${bob.slug}/`, { token: staffToken, body: { is_staff: false, last_name: 'B' } })).status,
+    ).toBe(200);
     // Staff may not change a superuser's account.
     expect((await t.call('PATCH', `/api/users/${superuser.slug}/`, { token: staffToken, body: { first_name: 'R' } })).status).toBe(403);
     const promoted = await t.call('PATCH', `/api/users/${bob.slug}/`, { token: su, body: { is_staff: true } });
@@ -211,7 +225,9 @@ describe('DELETE /api/users/{user}/', () => {
     expect(await auditCount(uuid)).toBe(2);
 
     expect((await t.call('GET', '/api/users/me/', { token: access })).status).toBe(401);
-    expect((await t.call('POST', '/api/auth/jwt/token/', { body: { username: 'leaving', password: 'long enough password' } })).status).toBe(401);
+    expect((await t.call('POST', '/api/auth/jwt/token/', { body: { username: 'leaving', password: 'long enough password' } })).status).toBe(
+      401,
+    );
     expect((await t.call('POST', '/api/auth/jwt/token/refresh/', { body: { refresh: login.body.refresh } })).status).toBe(401);
 
     // Gone from reads and lists, except for staff asking for deleted ones.
@@ -224,7 +240,9 @@ describe('DELETE /api/users/{user}/', () => {
     const restored = await t.call('POST', `/api/users/${slug}/restore/`, { token: staffToken });
     expect(restored.status).toBe(200);
     expect(restored.body.is_active).toBe(true);
-    expect((await t.call('POST', '/api/auth/jwt/token/', { body: { username: 'leaving', password: 'long enough password' } })).status).toBe(200);
+    expect((await t.call('POST', '/api/auth/jwt/token/', { body: { username: 'leaving', password: 'long enough password' } })).status).toBe(
+      200,
+    );
   });
 
   test('a user may delete their own account; staff may not delete a superuser', async () => {

@@ -50,7 +50,11 @@ test('an unknown host answers 404 tenant_not_found, on REST and GraphQL alike', 
     ['POST', '/graphql'],
     ['GET', '/api/sites/config/'],
   ]) {
-    const res = await t.call(method, url, { token, host: 'nobody.example.test', body: method === 'POST' ? { query: '{ me { username } }' } : undefined });
+    const res = await t.call(method, url, {
+      token,
+      host: 'nobody.example.test',
+      body: method === 'POST' ? { query: '{ me { username } }' } : undefined,
+    });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: expect.stringContaining('nobody.example.test'), code: 'tenant_not_found', status_code: 404 });
   }

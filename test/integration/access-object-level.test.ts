@@ -49,7 +49,9 @@ beforeAll(async () => {
     [orgId],
   );
   siteIds = rows.map((r) => r.id);
-  otherSiteId = (await q(`INSERT INTO sites (slug, name, organization_id, schema_name) VALUES ('x1', 'X', $1, 'x1') RETURNING id`, [otherOrgId])).rows[0].id;
+  otherSiteId = (
+    await q(`INSERT INTO sites (slug, name, organization_id, schema_name) VALUES ('x1', 'X', $1, 'x1') RETURNING id`, [otherOrgId])
+  ).rows[0].id;
 });
 afterAll(() => t.close());
 
@@ -108,19 +110,29 @@ test('manage_* implies the narrower permissions of its resource, not the other w
 
 test('a permission on the organization cascades to every one of its sites, and nowhere else', async () => {
   const u = await t.createUser();
-  await q(`INSERT INTO object_permissions (user_id, permission, object_type, object_id) VALUES ($1, 'view_site', 'organization', $2)`, [u.id, orgId]);
+  await q(`INSERT INTO object_permissions (user_id, permission, object_type, object_id) VALUES ($1, 'view_site', 'organization', $2)`, [
+    u.id,
+    orgId,
+  ]);
   const got = await allowed(ctxOf(principal(u)), 'view_site', 'site', [...siteIds, otherSiteId]);
   expect(got.size).toBe(50);
   expect(got.has(otherSiteId)).toBe(false);
   // A grant on one site covers that site only.
   const one = await t.createUser();
-  await q(`INSERT INTO object_permissions (user_id, permission, object_type, object_id) VALUES ($1, 'view_site', 'site', $2)`, [one.id, siteIds[3]]);
+  await q(`INSERT INTO object_permissions (user_id, permission, object_type, object_id) VALUES ($1, 'view_site', 'site', $2)`, [
+    one.id,
+    siteIds[3],
+  ]);
   expect([...(await allowed(ctxOf(principal(one)), 'view_site', 'site', siteIds))]).toEqual([siteIds[3]]);
 });
 
 test('groups: an organization group cascades to its sites; a platform group applies everywhere', async () => {
   const u = await t.createUser();
-  const g = (await q(`INSERT INTO groups (name, scope, organization_id, permissions) VALUES ('g', 'organization', $1, '{view_site}') RETURNING id`, [orgId])).rows[0].id;
+  const g = (
+    await q(`INSERT INTO groups (name, scope, organization_id, permissions) VALUES ('g', 'organization', $1, '{view_site}') RETURNING id`, [
+      orgId,
+    ])
+  ).rows[0].id;
   await q('INSERT INTO group_members (group_id, user_id) VALUES ($1, $2)', [g, u.id]);
   const viaGroup = await allowed(ctxOf(principal(u)), 'view_site', 'site', [...siteIds, otherSiteId]);
   expect(viaGroup.size).toBe(50);

@@ -26,14 +26,79 @@ export const resource = {
 
 export const U1 = '6f9619ff-8b86-d011-b42d-00c04fc964ff';
 export type Row = Record<string, unknown>;
-const base = { title: null, body: null, ref: null, views: null, score: null, published: null, day: null, at: null, published_at: null, meta: null, tags: null, extra: null, is_deleted: false };
+const base = {
+  title: null,
+  body: null,
+  ref: null,
+  views: null,
+  score: null,
+  published: null,
+  day: null,
+  at: null,
+  published_at: null,
+  meta: null,
+  tags: null,
+  extra: null,
+  is_deleted: false,
+};
 export const ROWS: Row[] = [
-  { id: 1, title: 'Hello World', body: 'The cats are running in the garden', ref: U1, views: 10, score: 1.5, published: true, day: '2026-01-01', at: '08:00:00', published_at: '2026-01-01T10:00:00.000Z', meta: { a: 1, b: { c: 'x' } }, tags: ['x', 'y'], extra: { k: 'v' } },
-  { id: 2, title: 'hello there', body: 'A dog runs after a cat', views: 20, score: 2.5, published: false, day: '2026-01-02', at: '09:30:00', published_at: '2026-01-02T10:00:00.000Z', meta: { a: 2, b: { c: 'y' } }, tags: ['y'], extra: [1, 2] },
-  { id: 3, title: '50% off_sale', body: 'Quick brown fox jumps', views: 30, published: true, day: '2026-02-01', at: '12:00:00', published_at: '2026-02-01T00:00:00.000Z', meta: { a: 'text' }, tags: [] },
+  {
+    id: 1,
+    title: 'Hello World',
+    body: 'The cats are running in the garden',
+    ref: U1,
+    views: 10,
+    score: 1.5,
+    published: true,
+    day: '2026-01-01',
+    at: '08:00:00',
+    published_at: '2026-01-01T10:00:00.000Z',
+    meta: { a: 1, b: { c: 'x' } },
+    tags: ['x', 'y'],
+    extra: { k: 'v' },
+  },
+  {
+    id: 2,
+    title: 'hello there',
+    body: 'A dog runs after a cat',
+    views: 20,
+    score: 2.5,
+    published: false,
+    day: '2026-01-02',
+    at: '09:30:00',
+    published_at: '2026-01-02T10:00:00.000Z',
+    meta: { a: 2, b: { c: 'y' } },
+    tags: ['y'],
+    extra: [1, 2],
+  },
+  {
+    id: 3,
+    title: '50% off_sale',
+    body: 'Quick brown fox jumps',
+    views: 30,
+    published: true,
+    day: '2026-02-01',
+    at: '12:00:00',
+    published_at: '2026-02-01T00:00:00.000Z',
+    meta: { a: 'text' },
+    tags: [],
+  },
   { id: 4, score: 0 },
   { id: 5, title: 'Goodbye', body: 'cats cats cats', views: 5, is_deleted: true },
-  { id: 6, title: 'HELLO', body: 'Dogs and cats living together', views: 100, score: -3, published: true, day: '2027-01-01', at: '23:59:59', published_at: '2027-01-01T00:00:00.000Z', meta: { a: 10, d: null }, tags: ['z'], extra: 'plain' },
+  {
+    id: 6,
+    title: 'HELLO',
+    body: 'Dogs and cats living together',
+    views: 100,
+    score: -3,
+    published: true,
+    day: '2027-01-01',
+    at: '23:59:59',
+    published_at: '2027-01-01T00:00:00.000Z',
+    meta: { a: 10, d: null },
+    tags: ['z'],
+    extra: 'plain',
+  },
 ].map((r) => ({ ...base, ...r }));
 
 // [query, ids of the matching records]; each runs on both providers.
@@ -138,4 +203,3 @@ export const CASES: Array<[Record<string, string>, number[]]> = [
   [{ filter: '{"meta__contains": {"a": 10}}' }, [6]],
   [{ views__gte: '10', title__icontains: 'hello' }, [1, 2, 6]],
 ];
-

@@ -19,8 +19,19 @@ const tables: Record<Provider, DataTable> = {} as Record<Provider, DataTable>;
 function tableOf(provider: Provider, id: number): DataTable {
   const [model] = parsePackage({ resources: [{ ...resource, provider }] });
   return {
-    id, uuid: '00000000-0000-0000-0000-000000000001', siteId: 1, appId: 2, name: 'posts', provider, schemaName: 'site_q',
-    physicalName: provider === 'jsonb' ? '_jsonb_app_2' : 'shop_posts', version: 1, schema: {}, model, createdAt: new Date(), updatedAt: new Date(),
+    id,
+    uuid: '00000000-0000-0000-0000-000000000001',
+    siteId: 1,
+    appId: 2,
+    name: 'posts',
+    provider,
+    schemaName: 'site_q',
+    physicalName: provider === 'jsonb' ? '_jsonb_app_2' : 'shop_posts',
+    version: 1,
+    schema: {},
+    model,
+    createdAt: new Date(),
+    updatedAt: new Date(),
   };
 }
 
@@ -40,11 +51,20 @@ beforeAll(async () => {
     `CREATE TABLE site_q.shop_posts (${cols.join(', ')}, search_vector tsvector GENERATED ALWAYS AS ` +
       `(setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', coalesce(body, '')), 'B')) STORED)`,
   );
-  await pool.query('CREATE TABLE site_q._jsonb_app_2 (table_id integer, record_id text, data jsonb, seq bigint GENERATED ALWAYS AS IDENTITY, published_at timestamptz DEFAULT now(), PRIMARY KEY (table_id, record_id))');
+  await pool.query(
+    'CREATE TABLE site_q._jsonb_app_2 (table_id integer, record_id text, data jsonb, seq bigint GENERATED ALWAYS AS IDENTITY, published_at timestamptz DEFAULT now(), PRIMARY KEY (table_id, record_id))',
+  );
   for (const r of ROWS) {
     const names = fields.map((f) => f.name);
-    await pool.query(`INSERT INTO site_q.shop_posts (${names.map(ident).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`, names.map((n) => asParam(n, r[n])));
-    await pool.query('INSERT INTO site_q._jsonb_app_2 (table_id, record_id, data) VALUES (7, $1, $2), (8, $1, $3)', [String(r.id), r, { ...r, title: 'other table' }]);
+    await pool.query(
+      `INSERT INTO site_q.shop_posts (${names.map(ident).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+      names.map((n) => asParam(n, r[n])),
+    );
+    await pool.query('INSERT INTO site_q._jsonb_app_2 (table_id, record_id, data) VALUES (7, $1, $2), (8, $1, $3)', [
+      String(r.id),
+      r,
+      { ...r, title: 'other table' },
+    ]);
   }
 });
 
@@ -86,7 +106,9 @@ describe.each(['flat_table', 'jsonb'] as Provider[])('%s provider', (provider) =
     const table = tables[provider];
     const run = async (q: Record<string, string>) => {
       const sql = listSql(table, listSpec(table, q));
-      return sorted((await pool.query({ text: sql.text, values: sql.values, types: RECORD_TYPES })).rows.map((r) => rowToRecord(table, r).id));
+      return sorted(
+        (await pool.query({ text: sql.text, values: sql.values, types: RECORD_TYPES })).rows.map((r) => rowToRecord(table, r).id),
+      );
     };
     expect(await run({})).toEqual([1, 2, 3, 4, 6]);
     expect(await run({ include_deleted: 'true' })).toEqual([1, 2, 3, 4, 5, 6]);
@@ -136,7 +158,15 @@ describe.each(['flat_table', 'jsonb'] as Provider[])('%s provider', (provider) =
       return (await pool.query({ text: sql.text, values: sql.values, types: RECORD_TYPES })).rows.map((r) => rowToRecord(table, r));
     };
     const [one] = await read(['1'], 'exclude');
-    expect(one).toMatchObject({ id: 1, title: 'Hello World', views: 10, day: '2026-01-01', at: '08:00:00', published_at: '2026-01-01T10:00:00.000Z', meta: { a: 1, b: { c: 'x' } } });
+    expect(one).toMatchObject({
+      id: 1,
+      title: 'Hello World',
+      views: 10,
+      day: '2026-01-01',
+      at: '08:00:00',
+      published_at: '2026-01-01T10:00:00.000Z',
+      meta: { a: 1, b: { c: 'x' } },
+    });
     expect(one).not.toHaveProperty('search_vector');
     expect(await read(['5'], 'exclude')).toEqual([]);
     expect(await read(['5'], 'include')).toHaveLength(1);

@@ -13,17 +13,43 @@ let owner: User, stranger: User;
 let site: SiteRef;
 let appIds: { web: number; other: number };
 
-const userOf = (u: User): Principal => ({ kind: 'user', via: 'jwt', userId: u.id, uuid: u.uuid, username: u.username, isStaff: false, isSuperuser: false });
-const ctxOf = (p: Principal): RequestContext => ({ requestId: 'test', principal: p, site, host: 'shop.access.test', baseUrl: 'http://shop.access.test', platform: t.platform, log: t.platform.log });
+const userOf = (u: User): Principal => ({
+  kind: 'user',
+  via: 'jwt',
+  userId: u.id,
+  uuid: u.uuid,
+  username: u.username,
+  isStaff: false,
+  isSuperuser: false,
+});
+const ctxOf = (p: Principal): RequestContext => ({
+  requestId: 'test',
+  principal: p,
+  site,
+  host: 'shop.access.test',
+  baseUrl: 'http://shop.access.test',
+  platform: t.platform,
+  log: t.platform.log,
+});
 
 beforeAll(async () => {
   t = await startTestApp();
   [owner, stranger] = await Promise.all([t.createUser(), t.createUser()]);
   const org = await insertOrg(t.platform, 'acme', owner.id);
   const s = await insertSite(t.platform, org.id, 'shop', 'shop.access.test');
-  site = { id: (s as any).id, uuid: s.uuid, slug: 'shop', name: 'shop', schemaName: 'shop', organizationId: org.id, environment: 'production' };
+  site = {
+    id: (s as any).id,
+    uuid: s.uuid,
+    slug: 'shop',
+    name: 'shop',
+    schemaName: 'shop',
+    organizationId: org.id,
+    environment: 'production',
+  };
   appIds = { web: (await insertApp(t.platform, s.id, 'web')).id, other: (await insertApp(t.platform, s.id, 'other')).id };
-  const r = await createSchema(ctxOf(userOf(owner)), 'web', { resources: [{ name: 'items', schema: { fields: [{ name: 'a', type: 'string' }] } }] });
+  const r = await createSchema(ctxOf(userOf(owner)), 'web', {
+    resources: [{ name: 'items', schema: { fields: [{ name: 'a', type: 'string' }] } }],
+  });
   expect(r.status).toBe(201);
 });
 afterAll(() => t.close());
@@ -46,14 +72,30 @@ describe('loadTable', () => {
 
   test('a migration (new version) is seen at once', async () => {
     const ctx = ctxOf(userOf(owner));
-    await createSchema(ctx, 'web', { resources: [{ name: 'items', schema: { fields: [{ name: 'a', type: 'string' }, { name: 'b', type: 'integer' }] } }] });
+    await createSchema(ctx, 'web', {
+      resources: [
+        {
+          name: 'items',
+          schema: {
+            fields: [
+              { name: 'a', type: 'string' },
+              { name: 'b', type: 'integer' },
+            ],
+          },
+        },
+      ],
+    });
     const { table } = await loadTable(ctx, 'web', 'items', 'data:read');
     expect(table.version).toBe(2);
     expect(table.model.fields.map((f) => f.name)).toEqual(['id', 'a', 'b']);
   });
 
   test('refusals: 401 anonymous, 403 without access, 404 app, 404 table, API keys only their app', async () => {
-    const status = (p: Promise<unknown>) => p.then(() => 200, (e) => (e as { status: number }).status);
+    const status = (p: Promise<unknown>) =>
+      p.then(
+        () => 200,
+        (e) => (e as { status: number }).status,
+      );
     expect(await status(loadTable(ctxOf({ kind: 'anonymous' }), 'web', 'items', 'data:read'))).toBe(401);
     expect(await status(loadTable(ctxOf(userOf(stranger)), 'web', 'items', 'data:read'))).toBe(403);
     expect(await status(loadTable(ctxOf(userOf(owner)), 'nope', 'items', 'data:read'))).toBe(404);
@@ -72,14 +114,22 @@ describe('loadTable', () => {
     const results = await Promise.all([createSchema(ctx, 'web', pkg), createSchema(ctx, 'web', pkg), createSchema(ctx, 'other', pkg)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 201, 201]);
     const { rows } = await t.platform.pool.query(`SELECT name, version FROM datatables WHERE name = 'race' ORDER BY app_id`);
-    expect(rows).toEqual([{ name: 'race', version: 1 }, { name: 'race', version: 1 }]);
+    expect(rows).toEqual([
+      { name: 'race', version: 1 },
+      { name: 'race', version: 1 },
+    ]);
   });
 
   test('throughput: loadTable next to a bare prepared lookup', async () => {
     const ctx = ctxOf(userOf(owner));
     const n = 500;
     let t0 = performance.now();
-    for (let i = 0; i < n; i++) await t.platform.pool.query({ name: 'bare_items', text: 'SELECT * FROM shop.web_items WHERE id = $1', values: ['00000000-0000-0000-0000-000000000000'] });
+    for (let i = 0; i < n; i++)
+      await t.platform.pool.query({
+        name: 'bare_items',
+        text: 'SELECT * FROM shop.web_items WHERE id = $1',
+        values: ['00000000-0000-0000-0000-000000000000'],
+      });
     const bare = performance.now() - t0;
     t0 = performance.now();
     for (let i = 0; i < n; i++) await loadTable(ctx, 'web', 'items', 'data:read');

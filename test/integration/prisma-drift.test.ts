@@ -73,8 +73,13 @@ async function actualColumns(table: string) {
 }
 
 test('every table of the database has a model, and every model a table', async () => {
-  const { rows } = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
-  const actual = rows.map((r) => r.table_name).filter((t) => t !== '_platform_migrations').sort();
+  const { rows } = await client.query(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+  );
+  const actual = rows
+    .map((r) => r.table_name)
+    .filter((t) => t !== '_platform_migrations')
+    .sort();
   expect(actual).toEqual(dmmf.datamodel.models.map(tableOf).sort());
 });
 

@@ -27,16 +27,18 @@ export async function makeSite(pool: pg.Pool): Promise<{ siteId: number; appId: 
   const org = (await pool.query('INSERT INTO organizations (slug, name) VALUES ($1, $1) RETURNING id', [`org-${n}`])).rows[0];
   const site = (
     await pool.query('INSERT INTO sites (slug, name, organization_id, schema_name) VALUES ($1, $1, $2, $3) RETURNING id', [
-      `site-${n}`, org.id, `site_${n}`,
+      `site-${n}`,
+      org.id,
+      `site_${n}`,
     ])
   ).rows[0];
   const app = (await pool.query('INSERT INTO apps (site_id, slug, name) VALUES ($1, $2, $2) RETURNING id', [site.id, `app-${n}`])).rows[0];
   const typeIds: Record<string, number> = {};
   for (const level of ['public', 'private', 'sensitive']) {
-    const t = await pool.query(
-      'INSERT INTO secret_types (site_id, slug, name, sensitivity_level) VALUES ($1, $2, $2, $2) RETURNING id',
-      [site.id, level],
-    );
+    const t = await pool.query('INSERT INTO secret_types (site_id, slug, name, sensitivity_level) VALUES ($1, $2, $2, $2) RETURNING id', [
+      site.id,
+      level,
+    ]);
     typeIds[level] = t.rows[0].id;
   }
   return { siteId: site.id, appId: app.id, typeIds };
@@ -48,7 +50,17 @@ export async function writeSecret(host: KeyringHost, typeIds: Record<string, num
   const { rows } = await host.pool.query(
     `INSERT INTO secrets (site_id, app_id, key, secret_type_id, value_plain, ciphertext, iv, auth_tag, key_version)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-    [id.siteId, id.appId, id.key, typeIds[id.sensitivity], id.sensitivity === 'public' ? JSON.stringify(s.valuePlain) : null, s.ciphertext, s.iv, s.authTag, s.keyVersion],
+    [
+      id.siteId,
+      id.appId,
+      id.key,
+      typeIds[id.sensitivity],
+      id.sensitivity === 'public' ? JSON.stringify(s.valuePlain) : null,
+      s.ciphertext,
+      s.iv,
+      s.authTag,
+      s.keyVersion,
+    ],
   );
   return rows[0].id;
 }
@@ -56,16 +68,17 @@ export async function writeSecret(host: KeyringHost, typeIds: Record<string, num
 export async function updateSecret(host: KeyringHost, rowId: number, id: SecretIdentity, value: unknown): Promise<void> {
   const s = await sealValue(host, id, value);
   await host.pool.query('UPDATE secrets SET ciphertext = $2, iv = $3, auth_tag = $4, key_version = $5 WHERE id = $1', [
-    rowId, s.ciphertext, s.iv, s.authTag, s.keyVersion,
+    rowId,
+    s.ciphertext,
+    s.iv,
+    s.authTag,
+    s.keyVersion,
   ]);
 }
 
 /** The stored form of a row, as the secrets repository would hand it to openValue. */
 export async function stored(pool: pg.Pool, rowId: number): Promise<SealedValue> {
-  const { rows } = await pool.query(
-    'SELECT value_plain, ciphertext, iv, auth_tag, key_version FROM secrets WHERE id = $1',
-    [rowId],
-  );
+  const { rows } = await pool.query('SELECT value_plain, ciphertext, iv, auth_tag, key_version FROM secrets WHERE id = $1', [rowId]);
   const r = rows[0];
   return { valuePlain: r.value_plain, ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyVersion: r.key_version };
 }

@@ -66,7 +66,9 @@ test('rotation with a master-key change keeps every value, then the old master k
       { site_id: siteId, version: 2, master_key_id: masterKeyId(Buffer.from(newKey, 'base64')), retired: false },
     ]);
   }
-  const versions = await pool.query('SELECT DISTINCT key_version FROM secrets WHERE site_id = ANY($1) AND ciphertext IS NOT NULL', [siteIds]);
+  const versions = await pool.query('SELECT DISTINCT key_version FROM secrets WHERE site_id = ANY($1) AND ciphertext IS NOT NULL', [
+    siteIds,
+  ]);
   expect(versions.rows).toEqual([{ key_version: 2 }]);
 
   // Only the new master key now: everything opens in a fresh process; the old key alone does not.

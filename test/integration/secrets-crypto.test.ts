@@ -23,7 +23,11 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const undecryptable = expect.objectContaining({ status: 500, code: 'secret_undecryptable', message: expect.stringMatching(/cannot be decrypted with the configured master key/) });
+const undecryptable = expect.objectContaining({
+  status: 500,
+  code: 'secret_undecryptable',
+  message: expect.stringMatching(/cannot be decrypted with the configured master key/),
+});
 
 test('round trips for every sensitivity, at site and app tier', async () => {
   const host = hostFor(pool, { SECRETS_MASTER_KEY: KEY_A });
@@ -49,7 +53,9 @@ test('round trips for every sensitivity, at site and app tier', async () => {
       }
     }
   }
-  const keys = await pool.query('SELECT version, master_key_id, length(wrapped_key) AS len FROM secret_data_keys WHERE site_id = $1', [siteId]);
+  const keys = await pool.query('SELECT version, master_key_id, length(wrapped_key) AS len FROM secret_data_keys WHERE site_id = $1', [
+    siteId,
+  ]);
   expect(keys.rows).toEqual([{ version: 1, master_key_id: expect.stringMatching(/^[0-9a-f]{16}$/), len: 60 }]);
 });
 
@@ -84,7 +90,10 @@ test('a wrong or missing master key is a clear error', async () => {
   const logs: string[] = [];
   await expect(openValue(hostFor(pool, {}, logs), id, sealed)).rejects.toEqual(undecryptable);
   // A wrapped key tampered with in the database (same master key id) fails as well.
-  await pool.query("UPDATE secret_data_keys SET wrapped_key = set_byte(wrapped_key, 40, get_byte(wrapped_key, 40) # 1) WHERE site_id = $1", [siteId]);
+  await pool.query(
+    'UPDATE secret_data_keys SET wrapped_key = set_byte(wrapped_key, 40, get_byte(wrapped_key, 40) # 1) WHERE site_id = $1',
+    [siteId],
+  );
   await expect(openValue(hostFor(pool, { SECRETS_MASTER_KEY: KEY_A }), id, sealed)).rejects.toEqual(undecryptable);
   expect(logs.join('\n')).toMatch(/generated a new key file/);
 });
@@ -143,7 +152,12 @@ test('the raw database holds no private or sensitive value in plain text', async
     for (const tier of [null, appId]) {
       const marker = `MARKER-${sensitivity}-${tier ?? 'site'}-zq81x`;
       markers.push(marker);
-      await writeSecret(host, typeIds, { siteId, appId: tier, key: `raw-${sensitivity}-${tier}`, sensitivity }, { password: marker, list: [marker] });
+      await writeSecret(
+        host,
+        typeIds,
+        { siteId, appId: tier, key: `raw-${sensitivity}-${tier}`, sensitivity },
+        { password: marker, list: [marker] },
+      );
     }
   }
   const publicMarker = 'PUBLIC-MARKER-visible';

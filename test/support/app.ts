@@ -36,7 +36,9 @@ export interface TestApp {
   /** Every JSON log line written so far (platform and request logs). */
   logs: string[];
   call(method: string, url: string, opts?: CallOptions): Promise<CallResult>;
-  createUser(fields?: Partial<{ username: string; password: string; email: string; isStaff: boolean; isSuperuser: boolean }>): Promise<User>;
+  createUser(
+    fields?: Partial<{ username: string; password: string; email: string; isStaff: boolean; isSuperuser: boolean }>,
+  ): Promise<User>;
   tokenFor(user: User): string;
   close(): Promise<void>;
 }
@@ -76,7 +78,13 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     } catch {
       body = res.body;
     }
-    return { status: res.statusCode, body, headers: res.headers as CallResult["headers"], text: res.body, cookies: res.cookies as { name: string; value: string }[] };
+    return {
+      status: res.statusCode,
+      body,
+      headers: res.headers as CallResult['headers'],
+      text: res.body,
+      cookies: res.cookies as { name: string; value: string }[],
+    };
   };
 
   return {

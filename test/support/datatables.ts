@@ -10,7 +10,11 @@ export interface TableTarget {
 }
 
 export async function createTables(t: TestApp, target: TableTarget, resources: unknown[]): Promise<any[]> {
-  const res = await t.call('POST', `/api/apps/${target.app}/datatables/create_schema/`, { host: target.host, token: target.token, body: { resources } });
+  const res = await t.call('POST', `/api/apps/${target.app}/datatables/create_schema/`, {
+    host: target.host,
+    token: target.token,
+    body: { resources },
+  });
   if (res.status !== 201) throw new Error(`create_schema answered ${res.status}: ${JSON.stringify(res.body)}`);
   expect(res.status).toBe(201);
   return res.body.data;

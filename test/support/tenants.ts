@@ -18,10 +18,19 @@ export async function insertSite(platform: Platform, orgId: number, slug: string
     'INSERT INTO sites (slug, name, organization_id, schema_name) VALUES ($1, $2, $3, $4) RETURNING id, uuid',
     [slug, `${slug} site`, orgId, slug.replace(/-/g, '_')],
   );
-  await one(platform, 'INSERT INTO domains (slug, domain, site_id, is_primary) VALUES ($1, $2, $3, true)', [host.replace(/\./g, '-'), host, row.id]);
+  await one(platform, 'INSERT INTO domains (slug, domain, site_id, is_primary) VALUES ($1, $2, $3, true)', [
+    host.replace(/\./g, '-'),
+    host,
+    row.id,
+  ]);
   return row;
 }
 
-export async function insertApp(platform: Platform, siteId: number, slug: string, name = slug[0].toUpperCase() + slug.slice(1)): Promise<{ id: number; uuid: string }> {
+export async function insertApp(
+  platform: Platform,
+  siteId: number,
+  slug: string,
+  name = slug[0].toUpperCase() + slug.slice(1),
+): Promise<{ id: number; uuid: string }> {
   return one(platform, 'INSERT INTO apps (site_id, slug, name) VALUES ($1, $2, $3) RETURNING id, uuid', [siteId, slug, name]);
 }

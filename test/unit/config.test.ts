@@ -14,7 +14,11 @@ test('defaults with no configuration', () => {
     platformHosts: ['localhost', '127.0.0.1'],
     siteBaseDomain: 'localhost',
     trustProxy: false,
-    rateLimits: { standard: { points: 100, durationSec: 60 }, auth: { points: 20, durationSec: 3600 }, write: { points: 30, durationSec: 60 } },
+    rateLimits: {
+      standard: { points: 100, durationSec: 60 },
+      auth: { points: 20, durationSec: 3600 },
+      write: { points: 30, durationSec: 60 },
+    },
     jwt: { accessTtlSec: 900, refreshTtlSec: 604800 },
     admin: null,
     oidcProviders: [],

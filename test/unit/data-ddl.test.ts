@@ -46,38 +46,53 @@ describe('data DDL', () => {
   });
 
   it('objects: unique, check, search index, foreign key with its index; names are deterministic', () => {
-    const m = model([{ name: 'u', constraints: { unique: true, maxLength: 3 } }, { name: 'p', type: 'string', format: 'uuid' }, { name: 'body' }], {
-      foreignKeys: [{ fields: 'p', reference: { resource: '', fields: 'id' }, 'x-actions': { onDelete: 'SET NULL' } }],
-      search_fields: ['body'],
-      search_language: "english",
-    });
+    const m = model(
+      [{ name: 'u', constraints: { unique: true, maxLength: 3 } }, { name: 'p', type: 'string', format: 'uuid' }, { name: 'body' }],
+      {
+        foreignKeys: [{ fields: 'p', reference: { resource: '', fields: 'id' }, 'x-actions': { onDelete: 'SET NULL' } }],
+        search_fields: ['body'],
+        search_language: 'english',
+      },
+    );
     const objs = flatObjects('shop', 'web_t', m, () => 'never');
     expect(objs.map((o) => o.name.slice(0, 3))).toEqual(['uq_', 'ck_', 'ix_', 'fk_', 'ix_']);
     expect(objs[3].def).toBe('FOREIGN KEY ("p") REFERENCES "shop"."web_t" ("id") ON DELETE SET NULL');
     expect(constraintName('uq', 'web_t', ['u'])).toBe(objs[0].name);
     expect(constraintName('uq', 'web_t', ['u'])).not.toBe(constraintName('uq', 'web_t2', ['u']));
     expect(objs[0].name).toMatch(/^uq_[0-9a-f]{12}$/);
-    const table = { provider: 'flat_table', physicalName: 'web_t', id: 1, model: m } as Pick<DataTable, 'provider' | 'physicalName' | 'id' | 'model'>;
+    const table = { provider: 'flat_table', physicalName: 'web_t', id: 1, model: m } as Pick<
+      DataTable,
+      'provider' | 'physicalName' | 'id' | 'model'
+    >;
     expect(fieldOfConstraint(table, objs[0].name)).toBe('u');
     expect(fieldOfConstraint(table, objs[1].name)).toBe('u');
     expect(fieldOfConstraint(table, objs[3].name)).toBe('p');
     expect(fieldOfConstraint(table, constraintName('pk', 'web_t', ['id']))).toBe('id');
     expect(fieldOfConstraint(table, 'uq_000000000000')).toBeNull();
     const sql = createTableSql('shop', 'web_t', m);
-    expect(sql).toContain(`"search_vector" tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english'::regconfig, coalesce("body", '')), 'A')) STORED`);
+    expect(sql).toContain(
+      `"search_vector" tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english'::regconfig, coalesce("body", '')), 'A')) STORED`,
+    );
   });
 
   it('jsonb unique fields are partial expression indexes named per table', () => {
     const m = model([{ name: 'code', constraints: { unique: true } }], {}, 'jsonb');
     const [o] = jsonbObjects('_jsonb_app_1#7', 7, m);
     expect(o).toMatchObject({ kind: 'index', unique: true, def: `(("data"->>'code')) WHERE "table_id" = 7` });
-    const table = { provider: 'jsonb', physicalName: '_jsonb_app_1', id: 7, model: m } as Pick<DataTable, 'provider' | 'physicalName' | 'id' | 'model'>;
+    const table = { provider: 'jsonb', physicalName: '_jsonb_app_1', id: 7, model: m } as Pick<
+      DataTable,
+      'provider' | 'physicalName' | 'id' | 'model'
+    >;
     expect(fieldOfConstraint(table, o.name)).toBe('code');
   });
 
   it('migrations: destructive changes named, unchanged objects kept, changed ones re-created', () => {
     const before = model([{ name: 'a' }, { name: 'b', type: 'integer', constraints: { maximum: 5 } }, { name: 'c' }]);
-    const after = model([{ name: 'a', constraints: { unique: true } }, { name: 'b', type: 'number', constraints: { maximum: 9 } }, { name: 'd', constraints: { required: true } }]);
+    const after = model([
+      { name: 'a', constraints: { unique: true } },
+      { name: 'b', type: 'number', constraints: { maximum: 9 } },
+      { name: 'd', constraints: { required: true } },
+    ]);
     expect(destructiveErrors('resources[0]', before, after)).toEqual({
       'resources[0].schema.fields': [expect.stringContaining('"c"')],
       'resources[0].schema.fields[2].type': [expect.any(String)],
@@ -92,7 +107,14 @@ describe('data DDL', () => {
       'ALTER TABLE "s"."t" ALTER COLUMN "b" DROP NOT NULL',
       'ALTER TABLE "s"."t" ADD COLUMN "d" text NOT NULL',
     ]);
-    const diff = diffObjects('s', 't', flatObjects('s', 't', before, () => ''), flatObjects('s', 't', after, () => ''), (o) => o.fields.includes('b'), 'r');
+    const diff = diffObjects(
+      's',
+      't',
+      flatObjects('s', 't', before, () => ''),
+      flatObjects('s', 't', after, () => ''),
+      (o) => o.fields.includes('b'),
+      'r',
+    );
     expect(diff.drops.map((d) => d.sql)).toEqual([`ALTER TABLE "s"."t" DROP CONSTRAINT IF EXISTS "${constraintName('ck', 't', ['b'])}"`]);
     expect(diff.adds.map((a) => a.step.sql.replace(/"(uq|ck)_\w+"/, '"$1"'))).toEqual([
       'ALTER TABLE "s"."t" ADD CONSTRAINT "uq" UNIQUE ("a")',

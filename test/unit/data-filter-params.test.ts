@@ -10,14 +10,33 @@ import { getSql, listSql } from '../../subgraphs/data/query/select-builder.js';
 const resource = {
   name: 'posts',
   schema: {
-    fields: [{ name: 'title', type: 'string' }, { name: 'body', type: 'string' }, { name: 'views', type: 'integer' }, { name: 'is_deleted', type: 'boolean' }],
+    fields: [
+      { name: 'title', type: 'string' },
+      { name: 'body', type: 'string' },
+      { name: 'views', type: 'integer' },
+      { name: 'is_deleted', type: 'boolean' },
+    ],
     search_fields: ['title', { name: 'body', weight: 'B' }],
   },
 };
 
 function tableOf(provider: Provider = 'flat_table', res: unknown = resource): DataTable {
   const [model] = parsePackage({ resources: [{ ...(res as object), provider }] });
-  return { id: 3, uuid: 'u', siteId: 1, appId: 2, name: model.name, provider, schemaName: 's1', physicalName: provider === 'jsonb' ? '_jsonb_app_2' : 'app_posts', version: 1, schema: {}, model, createdAt: new Date(), updatedAt: new Date() };
+  return {
+    id: 3,
+    uuid: 'u',
+    siteId: 1,
+    appId: 2,
+    name: model.name,
+    provider,
+    schemaName: 's1',
+    physicalName: provider === 'jsonb' ? '_jsonb_app_2' : 'app_posts',
+    version: 1,
+    schema: {},
+    model,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  };
 }
 const flat = tableOf();
 
@@ -35,27 +54,53 @@ function param400(fn: () => unknown): string {
 describe('paging', () => {
   it.each([
     [{}, { style: 'page', offset: 0, limit: 100 }],
-    [{ page: '3', page_size: '20' }, { style: 'page', offset: 40, limit: 20 }],
+    [
+      { page: '3', page_size: '20' },
+      { style: 'page', offset: 40, limit: 20 },
+    ],
     [{ page_size: '5000' }, { style: 'page', offset: 0, limit: 1000 }],
-    [{ limit: '10', offset: '25' }, { style: 'page', offset: 25, limit: 10 }],
+    [
+      { limit: '10', offset: '25' },
+      { style: 'page', offset: 25, limit: 10 },
+    ],
     [{ offset: '7' }, { style: 'page', offset: 7, limit: 100 }],
-    [{ _start: '10', _end: '15' }, { style: 'range', offset: 10, limit: 5 }],
+    [
+      { _start: '10', _end: '15' },
+      { style: 'range', offset: 10, limit: 5 },
+    ],
     [{ _start: '10' }, { style: 'range', offset: 10, limit: 100 }],
     [{ _end: '3' }, { style: 'range', offset: 0, limit: 3 }],
-    [{ _start: '0', _end: '99999' }, { style: 'range', offset: 0, limit: 1000 }],
-    [{ _start: '5', _end: '5' }, { style: 'range', offset: 5, limit: 0 }],
-    [{ _start: '1', page: '9' }, { style: 'range', offset: 1, limit: 100 }],
+    [
+      { _start: '0', _end: '99999' },
+      { style: 'range', offset: 0, limit: 1000 },
+    ],
+    [
+      { _start: '5', _end: '5' },
+      { style: 'range', offset: 5, limit: 0 },
+    ],
+    [
+      { _start: '1', page: '9' },
+      { style: 'range', offset: 1, limit: 100 },
+    ],
   ])('%p → %p', (q, expected) => expect(parsePaging(q)).toEqual(expected));
 
   it.each([
-    [{ page: '0' }, 'page'], [{ page: '-1' }, 'page'], [{ page: '1.5' }, 'page'], [{ page_size: '0' }, 'page_size'], [{ limit: '0' }, 'limit'],
-    [{ offset: 'x' }, 'offset'], [{ _start: '-1' }, '_start'], [{ _start: '5', _end: '4' }, '_end'], [{ page: '99999999999999999' }, 'page'],
+    [{ page: '0' }, 'page'],
+    [{ page: '-1' }, 'page'],
+    [{ page: '1.5' }, 'page'],
+    [{ page_size: '0' }, 'page_size'],
+    [{ limit: '0' }, 'limit'],
+    [{ offset: 'x' }, 'offset'],
+    [{ _start: '-1' }, '_start'],
+    [{ _start: '5', _end: '4' }, '_end'],
+    [{ page: '99999999999999999' }, 'page'],
     [{ page: '100000000000', page_size: '1000' }, 'page'],
   ])('%p → 400 naming %s', (q, name) => expect(param400(() => parsePaging(q))).toBe(name));
 });
 
 describe('sorting, search, soft delete, later parameters', () => {
-  const names = (q: Record<string, string>, searching = false) => parseSort(flat, q, searching).map((k) => `${k.desc ? '-' : ''}${k.field?.name ?? 'rank'}`);
+  const names = (q: Record<string, string>, searching = false) =>
+    parseSort(flat, q, searching).map((k) => `${k.desc ? '-' : ''}${k.field?.name ?? 'rank'}`);
   it('parses both forms', () => {
     expect(names({ ordering: '-views,title' })).toEqual(['-views', 'title']);
     expect(names({ ordering: '+views' })).toEqual(['views']);
@@ -66,8 +111,12 @@ describe('sorting, search, soft delete, later parameters', () => {
     expect(names({ ordering: '-rank' }, true)).toEqual(['-rank']);
   });
   it.each([
-    [{ ordering: 'nope' }, 'ordering'], [{ ordering: 'rank' }, 'ordering'], [{ _sort: 'x' }, '_sort'], [{ _sort: 'views', _order: 'sideways' }, '_order'],
-    [{ _sort: 'views,title,body', _order: 'asc,desc' }, '_order'], [{ ordering: 'views,,title' }, 'ordering'],
+    [{ ordering: 'nope' }, 'ordering'],
+    [{ ordering: 'rank' }, 'ordering'],
+    [{ _sort: 'x' }, '_sort'],
+    [{ _sort: 'views', _order: 'sideways' }, '_order'],
+    [{ _sort: 'views,title,body', _order: 'asc,desc' }, '_order'],
+    [{ ordering: 'views,,title' }, 'ordering'],
   ])('%p → 400 naming %s', (q, name) => expect(param400(() => parseSort(flat, q, false))).toBe(name));
 
   it('search needs search fields and sane text', () => {
@@ -84,7 +133,8 @@ describe('sorting, search, soft delete, later parameters', () => {
     expect(parseDeleted({ include_deleted: 'true' })).toBe('include');
     expect(parseDeleted({ only_deleted: 'true', include_deleted: 'true' })).toBe('only');
     expect(param400(() => parseDeleted({ only_deleted: 'maybe' }))).toBe('only_deleted');
-    for (const p of ['populate', 'format', 'include', 'depth', '_aggregate', '_group_by', '_having']) expect(param400(() => refuseLater({ [p]: 'x' }))).toBe(p);
+    for (const p of ['populate', 'format', 'include', 'depth', '_aggregate', '_group_by', '_having'])
+      expect(param400(() => refuseLater({ [p]: 'x' }))).toBe(p);
   });
 });
 
@@ -112,10 +162,14 @@ describe('SELECT texts', () => {
     const sql = listSql(flat, listSpec(flat, { search: 'cats' }));
     expect(sql.text).toContain(`"t"."search_vector" @@ websearch_to_tsquery($1::regconfig, $2)`);
     expect(sql.text).toContain(`ts_rank("t"."search_vector", websearch_to_tsquery($1::regconfig, $2)) AS "rank"`);
-    expect(sql.text).toMatch(/^SELECT "p"\.\*, ts_headline\(\$1::regconfig, concat_ws\(' ', "p"\."title", "p"\."body"\), .*StartSel=<mark>, StopSel=<\/mark>.* FROM \(SELECT .* LIMIT \$3 OFFSET \$4\) AS "p" ORDER BY "rank" DESC, "p"\."id"$/);
+    expect(sql.text).toMatch(
+      /^SELECT "p"\.\*, ts_headline\(\$1::regconfig, concat_ws\(' ', "p"\."title", "p"\."body"\), .*StartSel=<mark>, StopSel=<\/mark>.* FROM \(SELECT .* LIMIT \$3 OFFSET \$4\) AS "p" ORDER BY "rank" DESC, "p"\."id"$/,
+    );
     expect(sql.values).toEqual(['english', 'cats', 100, 0]);
     const store = tableOf('jsonb');
-    expect(listSql(store, listSpec(store, { search: 'x' })).text).toContain(`|| setweight(to_tsvector($1::regconfig, coalesce(("t"."data"->>'body'), '')), 'B')`);
+    expect(listSql(store, listSpec(store, { search: 'x' })).text).toContain(
+      `|| setweight(to_tsvector($1::regconfig, coalesce(("t"."data"->>'body'), '')), 'B')`,
+    );
   });
 
   it('a read by key, both providers', () => {

@@ -29,9 +29,19 @@ const posts = {
 export function tableOf(resource: unknown = posts, provider: Provider = 'flat_table'): DataTable {
   const [model] = parsePackage({ resources: [{ ...(resource as object), provider }] });
   return {
-    id: 7, uuid: '00000000-0000-0000-0000-000000000007', siteId: 1, appId: 2, name: model.name, provider,
-    schemaName: 'site_one', physicalName: provider === 'jsonb' ? '_jsonb_app_2' : 'shop_posts', version: 1,
-    schema: {}, model, createdAt: new Date(), updatedAt: new Date(),
+    id: 7,
+    uuid: '00000000-0000-0000-0000-000000000007',
+    siteId: 1,
+    appId: 2,
+    name: model.name,
+    provider,
+    schemaName: 'site_one',
+    physicalName: provider === 'jsonb' ? '_jsonb_app_2' : 'shop_posts',
+    version: 1,
+    schema: {},
+    model,
+    createdAt: new Date(),
+    updatedAt: new Date(),
   };
 }
 
@@ -110,11 +120,22 @@ describe('filter parsing and SQL: flat_table scalars', () => {
   });
 
   it('ANDs several conditions with running placeholders', () => {
-    expect(sql([['views__gte', '1'], ['title', 'a']])).toEqual({ text: '"views" >= $1::bigint AND "title" = $2::text', values: ['1', 'a'] });
+    expect(
+      sql([
+        ['views__gte', '1'],
+        ['title', 'a'],
+      ]),
+    ).toEqual({ text: '"views" >= $1::bigint AND "title" = $2::text', values: ['1', 'a'] });
   });
 
   it('takes JSON values from a filter object', () => {
-    expect(sql([['views__in', [1, 2]], ['published', true], ['score', 2.5]]).values).toEqual([[1, 2], true, 2.5]);
+    expect(
+      sql([
+        ['views__in', [1, 2]],
+        ['published', true],
+        ['score', 2.5],
+      ]).values,
+    ).toEqual([[1, 2], true, 2.5]);
     expect(sql([['title', null]]).text).toBe('"title" IS NULL');
     expect(sql([['title__ne', null]]).text).toBe('"title" IS NOT NULL');
   });
@@ -124,7 +145,9 @@ describe('filter parsing and SQL: flat_table scalars', () => {
     expect(sql([], flat, 'only').text).toBe('"is_deleted" = true');
     expect(sql([], flat, 'include').text).toBe('TRUE');
     const params = new Params();
-    expect(buildWhere(flat, parseFilters(flat, [['views', '1']]), params, { deleted: 'exclude', alias: 't' })).toBe('"t"."is_deleted" = false AND "t"."views" = $1::bigint');
+    expect(buildWhere(flat, parseFilters(flat, [['views', '1']]), params, { deleted: 'exclude', alias: 't' })).toBe(
+      '"t"."is_deleted" = false AND "t"."views" = $1::bigint',
+    );
     const plain = tableOf({ name: 'plain', schema: { fields: [{ name: 'a', type: 'string' }] } });
     expect(sql([], plain, 'exclude').text).toBe('TRUE');
     expect(sql([], plain, 'only').text).toBe('FALSE');
@@ -147,9 +170,24 @@ describe('filter parsing and SQL: JSON fields and nested paths', () => {
     ['meta__a__b', '5', '("meta" #> $1::text[]) = $2::jsonb', [['a', 'b'], '5']],
     ['meta__a__eq', 'true', '("meta" #> $1::text[]) = $2::jsonb', [['a'], 'true']],
     ['meta__a__ne', 'x', '("meta" #> $1::text[]) IS DISTINCT FROM $2::jsonb', [['a'], '"x"']],
-    ['meta__a__gt', '5', `(CASE WHEN jsonb_typeof(("meta" #> $1::text[])) = 'number' THEN (("meta" #> $1::text[]))::numeric END) > $2::numeric`, [['a'], 5]],
-    ['meta__a__gte', 'm', `(CASE WHEN jsonb_typeof(("meta" #> $1::text[])) = 'string' THEN ("meta" #>> $1::text[]) END) >= $2::text`, [['a'], 'm']],
-    ['meta__a__between', '1,3', `(CASE WHEN jsonb_typeof(("meta" #> $1::text[])) = 'number' THEN (("meta" #> $1::text[]))::numeric END) BETWEEN $2::numeric AND $3::numeric`, [['a'], 1, 3]],
+    [
+      'meta__a__gt',
+      '5',
+      `(CASE WHEN jsonb_typeof(("meta" #> $1::text[])) = 'number' THEN (("meta" #> $1::text[]))::numeric END) > $2::numeric`,
+      [['a'], 5],
+    ],
+    [
+      'meta__a__gte',
+      'm',
+      `(CASE WHEN jsonb_typeof(("meta" #> $1::text[])) = 'string' THEN ("meta" #>> $1::text[]) END) >= $2::text`,
+      [['a'], 'm'],
+    ],
+    [
+      'meta__a__between',
+      '1,3',
+      `(CASE WHEN jsonb_typeof(("meta" #> $1::text[])) = 'number' THEN (("meta" #> $1::text[]))::numeric END) BETWEEN $2::numeric AND $3::numeric`,
+      [['a'], 1, 3],
+    ],
     ['meta__a__icontains', 'X', 'strpos(lower(("meta" #>> $1::text[])), lower($2::text)) > 0', [['a'], 'X']],
     ['meta__a__in', 'x,y', '("meta" #>> $1::text[]) = ANY($2::text[])', [['a'], ['x', 'y']]],
     ['meta__a__contains', '{"b":1}', '("meta" #> $1::text[]) @> $2::jsonb', [['a'], '{"b":1}']],
@@ -167,14 +205,14 @@ describe('filter parsing and SQL: JSON fields and nested paths', () => {
 
 describe('filter SQL: jsonb provider', () => {
   const cases: Array<[string, unknown, string]> = [
-    ['title', 'a', `(\"data\"->>'title') = $2::text`],
-    ['views__gte', '3', `(\"data\"->>'views')::bigint >= $2::bigint`],
-    ['created_at__lt', '2026-01-01', `(\"data\"->>'created_at')::timestamptz < $2::timestamptz`],
-    ['ref', '6f9619ff-8b86-d011-b42d-00c04fc964ff', `(\"data\"->>'ref')::uuid = $2::uuid`],
-    ['title__icontains', 'a', `strpos(lower((\"data\"->>'title')), lower($2::text)) > 0`],
-    ['meta__contains', '{"a":1}', `\"data\"->'meta' @> $2::jsonb`],
-    ['meta__a__b', '1', `(\"data\"->'meta' #> $2::text[]) = $3::jsonb`],
-    ['meta__has_key', 'k', `\"data\"->'meta' ? $2::text`],
+    ['title', 'a', `("data"->>'title') = $2::text`],
+    ['views__gte', '3', `("data"->>'views')::bigint >= $2::bigint`],
+    ['created_at__lt', '2026-01-01', `("data"->>'created_at')::timestamptz < $2::timestamptz`],
+    ['ref', '6f9619ff-8b86-d011-b42d-00c04fc964ff', `("data"->>'ref')::uuid = $2::uuid`],
+    ['title__icontains', 'a', `strpos(lower(("data"->>'title')), lower($2::text)) > 0`],
+    ['meta__contains', '{"a":1}', `"data"->'meta' @> $2::jsonb`],
+    ['meta__a__b', '1', `("data"->'meta' #> $2::text[]) = $3::jsonb`],
+    ['meta__has_key', 'k', `"data"->'meta' ? $2::text`],
   ];
   it.each(cases)('%s=%p', (key, value, text) => {
     const out = sql([[key, value]], store);
@@ -183,9 +221,11 @@ describe('filter SQL: jsonb provider', () => {
   });
 
   it('always selects the table and handles soft delete on data', () => {
-    expect(sql([], store, 'exclude').text).toBe(`"table_id" = $1 AND coalesce((\"data\"->>'is_deleted')::boolean, false) = false`);
+    expect(sql([], store, 'exclude').text).toBe(`"table_id" = $1 AND coalesce(("data"->>'is_deleted')::boolean, false) = false`);
     const params = new Params();
-    expect(buildWhere(store, { conditions: [] }, params, { deleted: 'only', alias: 's' })).toBe(`"s"."table_id" = $1 AND coalesce((\"s\".\"data\"->>'is_deleted')::boolean, false) = true`);
+    expect(buildWhere(store, { conditions: [] }, params, { deleted: 'only', alias: 's' })).toBe(
+      `"s"."table_id" = $1 AND coalesce(("s"."data"->>'is_deleted')::boolean, false) = true`,
+    );
   });
 });
 

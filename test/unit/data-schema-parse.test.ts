@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../subgraphs/core/errors.js';
-import { checkReferences, modelFromStored, normalizeSchema, parsePackage, physicalNameFor } from '../../subgraphs/data/model/schema-parse.js';
+import {
+  checkReferences,
+  modelFromStored,
+  normalizeSchema,
+  parsePackage,
+  physicalNameFor,
+} from '../../subgraphs/data/model/schema-parse.js';
 import type { TableModel } from '../../subgraphs/data/model/table-model.js';
 
 function errorsOf(body: unknown): Record<string, string[]> {
@@ -30,7 +36,16 @@ const posts = {
     search_fields: ['title', { name: 'body', weight: 'B' }],
   },
 };
-const authors = { name: 'authors', schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string', constraints: { unique: true } }], primaryKey: 'id' } };
+const authors = {
+  name: 'authors',
+  schema: {
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'name', type: 'string', constraints: { unique: true } },
+    ],
+    primaryKey: 'id',
+  },
+};
 
 describe('data schema parsing', () => {
   it('builds models with generated keys, soft delete, automatic fields and search', () => {
@@ -41,7 +56,13 @@ describe('data schema parsing', () => {
     expect(p.fields.find((f) => f.name === 'created_at')!.auto).toBe('created_at');
     expect(p.fields.find((f) => f.name === 'title')!.nullable).toBe(false);
     expect(p.fields.find((f) => f.name === 'body')!.nullable).toBe(true);
-    expect(p.search).toEqual({ fields: [{ name: 'title', weight: 'A' }, { name: 'body', weight: 'B' }], language: 'english' });
+    expect(p.search).toEqual({
+      fields: [
+        { name: 'title', weight: 'A' },
+        { name: 'body', weight: 'B' },
+      ],
+      language: 'english',
+    });
     expect(p.foreignKeys[0]).toEqual({ fields: ['author'], reference: { resource: 'authors', fields: ['id'] }, onDelete: 'SET NULL' });
     expect(a.fields[0].generated).toBe('identity');
     const errs: Record<string, string[]> = {};
@@ -109,7 +130,11 @@ describe('data schema parsing', () => {
         {
           name: 't',
           schema: {
-            fields: [{ name: 'id', type: 'integer' }, { name: 'r', type: 'integer', constraints: { required: true } }, { name: 'q', type: 'integer' }],
+            fields: [
+              { name: 'id', type: 'integer' },
+              { name: 'r', type: 'integer', constraints: { required: true } },
+              { name: 'q', type: 'integer' },
+            ],
             primaryKey: ['id', 'missing'],
             foreignKeys: [
               { fields: 'r', reference: { resource: 'u', fields: 'id' }, 'x-actions': { onDelete: 'SET NULL' } },
@@ -128,16 +153,41 @@ describe('data schema parsing', () => {
 
   it('checks reference targets and column types', () => {
     const [t] = parsePackage({
-      resources: [{ name: 't', schema: { fields: [{ name: 'u', type: 'string' }, { name: 'w', type: 'integer' }], foreignKeys: [{ fields: 'u', reference: { resource: 'users', fields: 'id' } }, { fields: 'w', reference: { resource: 'nope', fields: 'id' } }] } }],
+      resources: [
+        {
+          name: 't',
+          schema: {
+            fields: [
+              { name: 'u', type: 'string' },
+              { name: 'w', type: 'integer' },
+            ],
+            foreignKeys: [
+              { fields: 'u', reference: { resource: 'users', fields: 'id' } },
+              { fields: 'w', reference: { resource: 'nope', fields: 'id' } },
+            ],
+          },
+        },
+      ],
     });
     const [users] = parsePackage({ resources: [{ name: 'users', schema: { fields: [{ name: 'id', type: 'integer' }] } }] });
     const errs: Record<string, string[]> = {};
     checkReferences(t as TableModel, (n) => (n === 'users' ? users : undefined), 'resources[0]', errs);
-    expect(Object.keys(errs).sort()).toEqual(['resources[0].schema.foreignKeys[0].reference.fields', 'resources[0].schema.foreignKeys[1].reference.resource']);
+    expect(Object.keys(errs).sort()).toEqual([
+      'resources[0].schema.foreignKeys[0].reference.fields',
+      'resources[0].schema.foreignKeys[1].reference.resource',
+    ]);
   });
 
   it('refuses foreign keys on jsonb tables and limits physical names to 63 bytes', () => {
-    const errs = errorsOf({ resources: [{ name: 'j', provider: 'jsonb', schema: { fields: [{ name: 'a', type: 'integer' }], foreignKeys: [{ fields: 'a', reference: { resource: 'x', fields: 'id' } }] } }] });
+    const errs = errorsOf({
+      resources: [
+        {
+          name: 'j',
+          provider: 'jsonb',
+          schema: { fields: [{ name: 'a', type: 'integer' }], foreignKeys: [{ fields: 'a', reference: { resource: 'x', fields: 'id' } }] },
+        },
+      ],
+    });
     expect(errs['resources[0].schema.foreignKeys']).toBeDefined();
     expect(physicalNameFor('shop', 'order-lines')).toBe('shop_order_lines');
     expect(physicalNameFor('a'.repeat(40), 'b'.repeat(30))).toBeNull();

@@ -7,7 +7,12 @@ import type { Platform } from '../../subgraphs/core/platform.js';
 import { parsePackage } from '../../subgraphs/data/model/schema-parse.js';
 import type { TableModel } from '../../subgraphs/data/model/table-model.js';
 import { keyFieldsOf, translatePgError } from '../../subgraphs/data/records/pg-errors.js';
-import { cachedValidatorCount, recordJsonSchema, requiredOnCreate, validateRecords } from '../../subgraphs/data/records/record-validator.js';
+import {
+  cachedValidatorCount,
+  recordJsonSchema,
+  requiredOnCreate,
+  validateRecords,
+} from '../../subgraphs/data/records/record-validator.js';
 import { keysCondition, storeRecordId, withStoreDefaults } from '../../subgraphs/data/records/record-sql.js';
 import { Params } from '../../subgraphs/data/sql.js';
 
@@ -59,11 +64,34 @@ function errorsOf(bodies: unknown[], mode: 'create' | 'patch' = 'create', indexe
 
 describe('record validation', () => {
   it('accepts a full valid record and strips automatic fields', () => {
-    const [out] = validateRecords(platform, T, [{
-      title: 'Hello', code: 'ABC', email: 'a@b.co', site: 'https://x.test/p', ref: '0b6c1a9e-5d8e-4b8a-9f0e-1c2d3e4f5a6b',
-      qty: 5, price: 1.5, status: 'live', ok: true, day: '2026-02-28', at: '12:30:00', when: '2026-01-02T03:04:05Z',
-      meta: { a: 1 }, tags: ['x'], extra: 'anything', is_deleted: false, created_at: 'ignored', updated_at: 'ignored',
-    }], 'create', false);
+    const [out] = validateRecords(
+      platform,
+      T,
+      [
+        {
+          title: 'Hello',
+          code: 'ABC',
+          email: 'a@b.co',
+          site: 'https://x.test/p',
+          ref: '0b6c1a9e-5d8e-4b8a-9f0e-1c2d3e4f5a6b',
+          qty: 5,
+          price: 1.5,
+          status: 'live',
+          ok: true,
+          day: '2026-02-28',
+          at: '12:30:00',
+          when: '2026-01-02T03:04:05Z',
+          meta: { a: 1 },
+          tags: ['x'],
+          extra: 'anything',
+          is_deleted: false,
+          created_at: 'ignored',
+          updated_at: 'ignored',
+        },
+      ],
+      'create',
+      false,
+    );
     expect(out).not.toHaveProperty('created_at');
     expect(out).not.toHaveProperty('updated_at');
     expect(out.title).toBe('Hello');
@@ -76,10 +104,25 @@ describe('record validation', () => {
   });
 
   it('reports every constraint with field messages', () => {
-    const errs = errorsOf([{
-      title: 'x', code: 'abc', email: 'nope', site: 'not a uri', ref: 'zzz', qty: 101, price: '1', status: 'gone',
-      ok: 'yes', day: '2026-02-30', at: '25:00:00', when: '2026-01-02T03:04:05', meta: [], tags: {}, unknown: 1,
-    }]);
+    const errs = errorsOf([
+      {
+        title: 'x',
+        code: 'abc',
+        email: 'nope',
+        site: 'not a uri',
+        ref: 'zzz',
+        qty: 101,
+        price: '1',
+        status: 'gone',
+        ok: 'yes',
+        day: '2026-02-30',
+        at: '25:00:00',
+        when: '2026-01-02T03:04:05',
+        meta: [],
+        tags: {},
+        unknown: 1,
+      },
+    ]);
     expect(errs.title).toEqual(['Use at least 2 characters.']);
     expect(errs.code).toEqual(['Must match the pattern ^[A-Z]{3}$.']);
     expect(errs.email).toEqual(['Enter a valid e-mail address.']);
@@ -106,7 +149,9 @@ describe('record validation', () => {
   });
 
   it('dates of years 1–99 are real dates; NUL characters are refused per field', () => {
-    expect(validateRecords(platform, T, [{ title: 'ok', day: '0001-01-01', when: '0001-01-01T00:00:00+14:00' }], 'create', false)).toHaveLength(1);
+    expect(
+      validateRecords(platform, T, [{ title: 'ok', day: '0001-01-01', when: '0001-01-01T00:00:00+14:00' }], 'create', false),
+    ).toHaveLength(1);
     expect(errorsOf([{ title: 'ok', day: '0099-02-29' }]).day[0]).toMatch(/date/);
     expect(errorsOf([{ title: 'a\u0000b', meta: { k: ['\u0000'] } }])).toEqual({
       title: ['Must not contain the NUL character (\\u0000).'],
@@ -116,7 +161,11 @@ describe('record validation', () => {
 
   it('names items of array bodies [i].field, and non-objects', () => {
     const errs = errorsOf([{ title: 'ok' }, { title: 'x' }, 'str', [1]], 'create', true);
-    expect(errs).toEqual({ '[1].title': ['Use at least 2 characters.'], '[2]': ['A record must be a JSON object.'], '[3]': ['A record must be a JSON object.'] });
+    expect(errs).toEqual({
+      '[1].title': ['Use at least 2 characters.'],
+      '[2]': ['A record must be a JSON object.'],
+      '[3]': ['A record must be a JSON object.'],
+    });
   });
 
   it('patch variant: no required, same types and constraints', () => {
@@ -135,7 +184,10 @@ describe('record validation', () => {
   });
 
   it('schema is additionalProperties false with nullable unions', () => {
-    const s = recordJsonSchema(model, 'create') as { properties: Record<string, { type?: unknown; enum?: unknown[] }>; additionalProperties: boolean };
+    const s = recordJsonSchema(model, 'create') as {
+      properties: Record<string, { type?: unknown; enum?: unknown[] }>;
+      additionalProperties: boolean;
+    };
     expect(s.additionalProperties).toBe(false);
     expect(s.properties.qty.type).toEqual(['integer', 'null']);
     expect(s.properties.status.enum).toEqual(['draft', 'live', null]);
@@ -155,13 +207,20 @@ describe('database error translation', () => {
   it('foreign key: 400 with field on write, 403 on delete', () => {
     const w = translatePgError({ code: '23503', detail: 'Key (qty)=(5) is not present in table "x".' }, t, 'insert') as AppError;
     expect([w.status, w.details?.field]).toEqual([400, 'qty']);
-    const d = translatePgError({ code: '23503', detail: 'Key (id)=(1) is still referenced from table "y".', table: 'y' }, t, 'delete') as AppError;
+    const d = translatePgError(
+      { code: '23503', detail: 'Key (id)=(1) is still referenced from table "y".', table: 'y' },
+      t,
+      'delete',
+    ) as AppError;
     expect(d.status).toBe(403);
   });
   it('not null, check, bad representations → 400 details; others pass through', () => {
-    expect((translatePgError({ code: '23502', column: 'title' }, t, 'insert') as AppError).errors).toEqual({ title: ['This field is required.'] });
+    expect((translatePgError({ code: '23502', column: 'title' }, t, 'insert') as AppError).errors).toEqual({
+      title: ['This field is required.'],
+    });
     expect((translatePgError({ code: '23514', constraint: 'ck_abc' }, t, 'insert') as AppError).status).toBe(400);
-    for (const code of ['22P02', '22003', '22007', '22008', '2201B']) expect((translatePgError({ code }, t, 'update') as AppError).status).toBe(400);
+    for (const code of ['22P02', '22003', '22007', '22008', '2201B'])
+      expect((translatePgError({ code }, t, 'update') as AppError).status).toBe(400);
     const other = new Error('boom');
     expect(translatePgError(other, t, 'insert')).toBe(other);
   });
@@ -175,11 +234,28 @@ describe('record SQL helpers', () => {
     expect(p.values).toEqual([["x'); DROP TABLE t; --"]]);
   });
   it('jsonb store ids are canonical; defaults filled like the database would', () => {
-    const [m] = parsePackage({ resources: [{ name: 'n', schema: { fields: [{ name: 'n', type: 'integer' }, { name: 'd', type: 'datetime', default: 'now' }], primaryKey: 'n' } }] });
+    const [m] = parsePackage({
+      resources: [
+        {
+          name: 'n',
+          schema: {
+            fields: [
+              { name: 'n', type: 'integer' },
+              { name: 'd', type: 'datetime', default: 'now' },
+            ],
+            primaryKey: 'n',
+          },
+        },
+      ],
+    });
     expect(storeRecordId(m, ['007'])).toBe('7');
     const now = new Date('2026-01-02T03:04:05.000Z');
     expect(withStoreDefaults(model, { title: 'a', when: '2026-01-02T04:04:05+01:00' }, now)).toMatchObject({
-      title: 'a', status: 'draft', is_deleted: false, created_at: now.toISOString(), when: '2026-01-02T03:04:05.000Z',
+      title: 'a',
+      status: 'draft',
+      is_deleted: false,
+      created_at: now.toISOString(),
+      when: '2026-01-02T03:04:05.000Z',
     });
     expect(withStoreDefaults(m, {}, now)).toEqual({ d: now.toISOString() });
   });

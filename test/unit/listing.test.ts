@@ -134,10 +134,15 @@ describe('parseOrdering', () => {
 });
 
 describe('parseBool', () => {
-  test.each([['true', true], ['True', true], ['1', true], ['yes', true], ['false', false], ['0', false], ['no', false]])(
-    '%p → %p',
-    (raw, expected) => expect(parseBool({ is_active: raw }, 'is_active')).toBe(expected),
-  );
+  test.each([
+    ['true', true],
+    ['True', true],
+    ['1', true],
+    ['yes', true],
+    ['false', false],
+    ['0', false],
+    ['no', false],
+  ])('%p → %p', (raw, expected) => expect(parseBool({ is_active: raw }, 'is_active')).toBe(expected));
 
   test('absent or empty is undefined (no filter)', () => {
     expect(parseBool({}, 'is_active')).toBeUndefined();

@@ -15,6 +15,8 @@ test.each(SUBGRAPH_NAMES)('subgraph %s builds with its resolvers', (name) => {
 test('tenancy owns the entities that other subgraphs extend', () => {
   const sdl = fs.readFileSync(SUPERGRAPH_FILE, 'utf8');
   for (const type of ['Organization', 'Site', 'Domain', 'User', 'Group', 'App']) {
-    expect(sdl).toMatch(new RegExp(`type ${type}\\n(  @join__type\\(graph: \\w+, key: "id"\\)\\n)*  @join__type\\(graph: TENANCY, key: "id"\\)`));
+    expect(sdl).toMatch(
+      new RegExp(`type ${type}\\n(  @join__type\\(graph: \\w+, key: "id"\\)\\n)*  @join__type\\(graph: TENANCY, key: "id"\\)`),
+    );
   }
 });

@@ -8,7 +8,10 @@ const SCHEMA = {
     email: { type: 'string', format: 'email' },
     name: { type: 'string', minLength: 1, maxLength: 5 },
     role: { type: 'string', enum: ['owner', 'member'] },
-    sites: { type: 'array', items: { type: 'object', required: ['slug'], additionalProperties: false, properties: { slug: { type: 'string' } } } },
+    sites: {
+      type: 'array',
+      items: { type: 'object', required: ['slug'], additionalProperties: false, properties: { slug: { type: 'string' } } },
+    },
   },
 } as const;
 
@@ -38,6 +41,9 @@ test('every problem is named by its field path, nested ones dotted', () => {
       'sites.1': ['Unknown field "extra".'],
     },
   });
-  expect(fieldErrors({ email: 'nope', name: 'toolong' })?.errors).toEqual({ email: ['Enter a valid e-mail address.'], name: ['Use at most 5 characters.'] });
+  expect(fieldErrors({ email: 'nope', name: 'toolong' })?.errors).toEqual({
+    email: ['Enter a valid e-mail address.'],
+    name: ['Use at most 5 characters.'],
+  });
   expect(fieldErrors([1])?.errors).toEqual({ non_field_errors: ['Must be of type object.'] });
 });

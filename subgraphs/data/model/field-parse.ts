@@ -29,7 +29,8 @@ export function isValidDate(s: string): boolean {
   return y >= 1 && dt.getUTCFullYear() === y && dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d;
 }
 export const isValidTime = (s: string) => TIME_RE.test(s);
-export const isValidDatetime = (s: string) => DATETIME_RE.test(s) && isValidDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s.replace(' ', 'T')));
+export const isValidDatetime = (s: string) =>
+  DATETIME_RE.test(s) && isValidDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s.replace(' ', 'T')));
 
 /** Why `value` is not a value of `field` (type and format only); null when it is. */
 export function typeProblem(field: Pick<FieldModel, 'type' | 'format'>, value: unknown): string | null {
@@ -106,7 +107,8 @@ function parseConstraints(raw: unknown, type: FieldType, at: string, errs: Field
   }
   if (raw.pattern !== undefined) {
     if (type !== 'string') add('pattern', 'Applies to string fields only.');
-    else if (typeof raw.pattern !== 'string' || raw.pattern.length > 1000) add('pattern', 'Must be a regular expression (at most 1000 characters).');
+    else if (typeof raw.pattern !== 'string' || raw.pattern.length > 1000)
+      add('pattern', 'Must be a regular expression (at most 1000 characters).');
     else {
       try {
         new RegExp(raw.pattern, 'u');
@@ -118,7 +120,8 @@ function parseConstraints(raw: unknown, type: FieldType, at: string, errs: Field
   }
   if (raw.enum !== undefined) {
     if (type !== 'string' && type !== 'integer' && type !== 'number') add('enum', 'Applies to string, integer and number fields only.');
-    else if (!Array.isArray(raw.enum) || raw.enum.length === 0 || raw.enum.length > MAX_ENUM) add('enum', `Must be a list of 1 to ${MAX_ENUM} values.`);
+    else if (!Array.isArray(raw.enum) || raw.enum.length === 0 || raw.enum.length > MAX_ENUM)
+      add('enum', `Must be a list of 1 to ${MAX_ENUM} values.`);
     else {
       const bad = raw.enum.find((v) => typeProblem({ type }, v) !== null);
       if (bad !== undefined) add('enum', `Every value must be of type ${type}.`);

@@ -65,7 +65,8 @@ function applyPrimaryKey(fields: FieldModel[], pk: string[], at: string, errs: F
   if (pk.length !== 1) return;
   const f = fields.find((x) => x.name === pk[0]);
   if (f?.type === 'string') {
-    if (f.format && f.format !== 'uuid') (errs[`${at}.primaryKey`] ??= []).push(`A single string key is a UUID; "${f.name}" has format ${f.format}.`);
+    if (f.format && f.format !== 'uuid')
+      (errs[`${at}.primaryKey`] ??= []).push(`A single string key is a UUID; "${f.name}" has format ${f.format}.`);
     f.format = 'uuid';
     f.generated = 'uuid';
   } else if (f?.type === 'integer') f.generated = 'identity';
@@ -91,13 +92,15 @@ function parseForeignKeys(raw: unknown, self: string, fields: FieldModel[], at: 
     if (local.length !== remote.length) return add('.reference.fields', 'Must list as many fields as `fields`.');
     const actions = fk['x-actions'];
     const rawAction = isPlainObject(actions) ? actions.onDelete : undefined;
-    const onDelete = (typeof rawAction === 'string' ? rawAction.toUpperCase().replace(/_/g, ' ') : rawAction ?? 'RESTRICT') as OnDelete;
+    const onDelete = (typeof rawAction === 'string' ? rawAction.toUpperCase().replace(/_/g, ' ') : (rawAction ?? 'RESTRICT')) as OnDelete;
     if (!ON_DELETE_ACTIONS.includes(onDelete)) return add('.x-actions.onDelete', `Must be one of: ${ON_DELETE_ACTIONS.join(', ')}.`);
     for (const n of local) {
       const f = fields.find((x) => x.name === n);
       if (!f) add('.fields', `No field "${n}".`);
-      else if (onDelete === 'SET NULL' && !f.nullable) add('.x-actions.onDelete', `SET NULL needs "${n}" to be nullable (not required, not a key).`);
-      else if (onDelete === 'SET DEFAULT' && f.default === undefined) add('.x-actions.onDelete', `SET DEFAULT needs "${n}" to define a default.`);
+      else if (onDelete === 'SET NULL' && !f.nullable)
+        add('.x-actions.onDelete', `SET NULL needs "${n}" to be nullable (not required, not a key).`);
+      else if (onDelete === 'SET DEFAULT' && f.default === undefined)
+        add('.x-actions.onDelete', `SET DEFAULT needs "${n}" to define a default.`);
     }
     out.push({ fields: local, reference: { resource: ref.resource === '' ? self : ref.resource, fields: remote }, onDelete });
   });
@@ -125,9 +128,11 @@ function parseSearch(schema: Record<string, unknown>, fields: FieldModel[], at: 
     if (!out.some((s) => s.name === f.name)) out.push({ name: f.name, weight });
   });
   const language = schema.search_language ?? 'english';
-  if (typeof language !== 'string' || !LANGUAGE.test(language)) add('search_language', 'Must be a text-search configuration name such as english.');
+  if (typeof language !== 'string' || !LANGUAGE.test(language))
+    add('search_language', 'Must be a text-search configuration name such as english.');
   for (const reserved of ['rank', 'excerpt']) {
-    if (fields.some((f) => f.name === reserved)) add('search_fields', `A searchable table cannot have a field "${reserved}": search results add it.`);
+    if (fields.some((f) => f.name === reserved))
+      add('search_fields', `A searchable table cannot have a field "${reserved}": search results add it.`);
   }
   return { fields: out, language: String(language) };
 }
@@ -145,7 +150,8 @@ export function parseTableResource(raw: unknown, at: string, errs: FieldErrors):
   }
   for (const k of Object.keys(raw)) if (!RESOURCE_KEYS.has(k)) add(k, `Unknown key "${k}".`);
   const name = raw.name;
-  if (typeof name !== 'string' || !TABLE_NAME.test(name) || name.length > 63) add('name', 'Use lower-case letters, digits, - and _, starting with a letter.');
+  if (typeof name !== 'string' || !TABLE_NAME.test(name) || name.length > 63)
+    add('name', 'Use lower-case letters, digits, - and _, starting with a letter.');
   const provider = (raw.provider ?? 'flat_table') as Provider;
   if (provider !== 'flat_table' && provider !== 'jsonb') add('provider', 'Must be flat_table or jsonb.');
   if (raw.description !== undefined && typeof raw.description !== 'string') add('description', 'Must be a string.');
@@ -166,7 +172,8 @@ export function parseTableResource(raw: unknown, at: string, errs: FieldErrors):
   const primaryKey = parsePrimaryKey(schema.primaryKey, fields, sat, errs);
   applyPrimaryKey(fields, primaryKey, sat, errs);
   const foreignKeys = parseForeignKeys(schema.foreignKeys, name as string, fields, sat, errs);
-  if (provider === 'jsonb' && foreignKeys.length > 0) (errs[`${sat}.foreignKeys`] ??= []).push('Foreign keys need the flat_table provider.');
+  if (provider === 'jsonb' && foreignKeys.length > 0)
+    (errs[`${sat}.foreignKeys`] ??= []).push('Foreign keys need the flat_table provider.');
   const search = parseSearch(schema, fields, sat, errs);
   let hierarchy: TableModel['hierarchy'] = null;
   if (schema.hierarchy !== undefined) {
@@ -204,7 +211,8 @@ export function checkReferences(model: TableModel, lookup: (name: string) => Tab
     const refFields = fk.reference.fields.map((n) => target.fields.find((f) => f.name === n));
     const missing = fk.reference.fields.filter((_, j) => !refFields[j]);
     if (missing.length) return add('fields', `No field ${missing.map((m) => `"${m}"`).join(', ')} in "${target.name}".`);
-    const isKey = fk.reference.fields.length === target.primaryKey.length && fk.reference.fields.every((n) => target.primaryKey.includes(n));
+    const isKey =
+      fk.reference.fields.length === target.primaryKey.length && fk.reference.fields.every((n) => target.primaryKey.includes(n));
     const isUnique = fk.reference.fields.length === 1 && refFields[0]!.constraints.unique === true;
     if (!isKey && !isUnique) return add('fields', `Must be the primary key of "${target.name}" or a unique field.`);
     fk.fields.forEach((n, j) => {

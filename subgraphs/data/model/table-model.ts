@@ -8,7 +8,18 @@ export type OnDelete = 'RESTRICT' | 'CASCADE' | 'SET NULL' | 'SET DEFAULT' | 'NO
 export type Provider = 'flat_table' | 'jsonb';
 export type SearchWeight = 'A' | 'B' | 'C' | 'D';
 
-export const FIELD_TYPES: readonly FieldType[] = ['string', 'integer', 'number', 'boolean', 'date', 'time', 'datetime', 'object', 'array', 'any'];
+export const FIELD_TYPES: readonly FieldType[] = [
+  'string',
+  'integer',
+  'number',
+  'boolean',
+  'date',
+  'time',
+  'datetime',
+  'object',
+  'array',
+  'any',
+];
 export const ON_DELETE_ACTIONS: readonly OnDelete[] = ['RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAULT', 'NO ACTION'];
 
 export interface FieldConstraints {
@@ -98,8 +109,27 @@ export const fieldOf = (model: TableModel, name: string): FieldModel | undefined
  * names is still filterable, through `name__eq=` or the `filter` JSON.
  */
 export const RESERVED_PARAMS: ReadonlySet<string> = new Set([
-  'page', 'page_size', 'limit', 'offset', '_start', '_end',
-  'ordering', '_sort', '_order', 'search',
-  'include_deleted', 'only_deleted', 'hard_delete', 'filter', 'ids', 'unique_fields',
-  'populate', 'format', 'include', 'depth', '_aggregate', '_group_by', '_having',
+  'page',
+  'page_size',
+  'limit',
+  'offset',
+  '_start',
+  '_end',
+  'ordering',
+  '_sort',
+  '_order',
+  'search',
+  'include_deleted',
+  'only_deleted',
+  'hard_delete',
+  'filter',
+  'ids',
+  'unique_fields',
+  'populate',
+  'format',
+  'include',
+  'depth',
+  '_aggregate',
+  '_group_by',
+  '_having',
 ]);

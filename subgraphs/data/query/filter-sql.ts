@@ -112,11 +112,14 @@ function jsonSql(table: DataTable, c: Condition, params: Params, alias?: string)
       if (c.op === 'has_key') return `${j} ? ${params.add(o.value)}::text`;
       return negate(c.op, textMatch(c.op, tx, `${params.add(o.value)}::text`));
     case 'texts':
-      if (c.op === 'has_any_keys' || c.op === 'has_all_keys') return `${j} ${c.op === 'has_any_keys' ? '?|' : '?&'} ${params.add(o.values)}::text[]`;
+      if (c.op === 'has_any_keys' || c.op === 'has_all_keys')
+        return `${j} ${c.op === 'has_any_keys' ? '?|' : '?&'} ${params.add(o.values)}::text[]`;
       return negate(c.op, textMatch(c.op, tx, `${params.add(o.values)}::text[]`));
     case 'loose': {
       // Numbers compare with JSON numbers, text with JSON strings: never one as the other.
-      const x = o.numeric ? `(CASE WHEN jsonb_typeof(${j}) = 'number' THEN (${j})::numeric END)` : `(CASE WHEN jsonb_typeof(${j}) = 'string' THEN ${tx} END)`;
+      const x = o.numeric
+        ? `(CASE WHEN jsonb_typeof(${j}) = 'number' THEN (${j})::numeric END)`
+        : `(CASE WHEN jsonb_typeof(${j}) = 'string' THEN ${tx} END)`;
       const cast = o.numeric ? 'numeric' : 'text';
       const vs = o.values.map((v) => `${params.add(v)}::${cast}`);
       if (CMP[c.op]) return `${x} ${CMP[c.op]} ${vs[0]}`;

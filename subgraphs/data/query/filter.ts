@@ -10,10 +10,38 @@ import { buildCondition, deletedCondition, tableCondition } from './filter-sql.j
 import { checked, flagValue, jsonValue, listOf, scalarValue, textValue } from './filter-values.js';
 
 export const OPERATORS = [
-  'eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'nbetween', 'in', 'nin', 'ins', 'ina', 'nina',
-  'contains', 'containss', 'ncontains', 'icontains', 'nicontains',
-  'startswith', 'startswiths', 'nstartswith', 'istartswith', 'endswith', 'endswiths', 'nendswith', 'iendswith',
-  'null', 'nnull', 'contained_by', 'has_key', 'has_any_keys', 'has_all_keys',
+  'eq',
+  'ne',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'between',
+  'nbetween',
+  'in',
+  'nin',
+  'ins',
+  'ina',
+  'nina',
+  'contains',
+  'containss',
+  'ncontains',
+  'icontains',
+  'nicontains',
+  'startswith',
+  'startswiths',
+  'nstartswith',
+  'istartswith',
+  'endswith',
+  'endswiths',
+  'nendswith',
+  'iendswith',
+  'null',
+  'nnull',
+  'contained_by',
+  'has_key',
+  'has_any_keys',
+  'has_all_keys',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 const OPERATOR_SET: ReadonlySet<string> = new Set(OPERATORS);
@@ -24,8 +52,19 @@ const RANGE = new Set<Operator>(['between', 'nbetween']);
 const LIST = new Set<Operator>(['in', 'nin', 'ins']);
 const LIST_CI = new Set<Operator>(['ina', 'nina']);
 const STRING_OPS = new Set<Operator>([
-  'contains', 'containss', 'ncontains', 'icontains', 'nicontains',
-  'startswith', 'startswiths', 'nstartswith', 'istartswith', 'endswith', 'endswiths', 'nendswith', 'iendswith',
+  'contains',
+  'containss',
+  'ncontains',
+  'icontains',
+  'nicontains',
+  'startswith',
+  'startswiths',
+  'nstartswith',
+  'istartswith',
+  'endswith',
+  'endswiths',
+  'nendswith',
+  'iendswith',
 ]);
 const JSON_OPS = new Set<Operator>(['contains', 'contained_by']);
 const KEY_OPS = new Set<Operator>(['has_key', 'has_any_keys', 'has_all_keys']);

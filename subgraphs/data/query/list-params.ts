@@ -89,7 +89,10 @@ export function parseSort(table: DataTable, query: Query, searching: boolean): S
   const sort = param(query, '_sort');
   if (sort === undefined || sort.trim() === '') return keys;
   const names = sort.split(',').map((s) => s.trim());
-  const orders = (param(query, '_order') ?? '').split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  const orders = (param(query, '_order') ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
   if (orders.length > 1 && orders.length !== names.length) {
     throw dataErrors.invalidParam('_order', 'Give one direction for all fields or one per field.');
   }

@@ -78,12 +78,19 @@ export async function listRecords(ctx: RequestContext, appRef: string, tableName
   const rows = await run(ctx, listSql(table, spec));
   let total = rows.length > 0 ? Number(rows[0].__total) : 0;
   // An empty page (past the end, or `_end` = `_start`) has no row to carry the window count.
-  if (rows.length === 0 && (spec.paging.offset > 0 || spec.paging.limit === 0)) total = Number((await run(ctx, countSql(table, spec)))[0].n);
+  if (rows.length === 0 && (spec.paging.offset > 0 || spec.paging.limit === 0))
+    total = Number((await run(ctx, countSql(table, spec)))[0].n);
   return { table, records: rows.map((r) => rowToRecord(table, r)), total, paging: spec.paging };
 }
 
 /** One record with its table; null when no record has this key (or it cannot be a key). */
-export async function findRecord(ctx: RequestContext, appRef: string, tableName: string, id: string, query: Query): Promise<{ table: DataTable; record: DataRecord | null }> {
+export async function findRecord(
+  ctx: RequestContext,
+  appRef: string,
+  tableName: string,
+  id: string,
+  query: Query,
+): Promise<{ table: DataTable; record: DataRecord | null }> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
   const key = parseRecordId(table.model, id);
   if (!key) return { table, record: null };

@@ -69,7 +69,13 @@ export function listSql(table: DataTable, spec: ListSpec): SqlText {
     `SELECT ${columns(table, 't')}${rank}, count(*) OVER () AS "__total" FROM ${from} WHERE ${where} ` +
     `ORDER BY ${orderBy(table, spec, 't')} LIMIT ${limit} OFFSET ${offset}`;
   if (!spec.search) return { text: inner, values: params.values };
-  const text = table.model.search!.fields.map((s) => fieldExpr(table, table.model.fields.find((f) => f.name === s.name)!, 'p'));
+  const text = table.model.search!.fields.map((s) =>
+    fieldExpr(
+      table,
+      table.model.fields.find((f) => f.name === s.name)!,
+      'p',
+    ),
+  );
   const excerpt = `ts_headline(${lang}, concat_ws(' ', ${text.join(', ')}), ${query}, '${HEADLINE_OPTIONS}') AS "excerpt"`;
   return { text: `SELECT "p".*, ${excerpt} FROM (${inner}) AS "p" ORDER BY ${orderBy(table, spec, 'p')}`, values: params.values };
 }
@@ -80,7 +86,10 @@ export function countSql(table: DataTable, spec: ListSpec): SqlText {
   const lang = spec.search ? `${params.add(table.model.search!.language)}::regconfig` : '';
   const query = spec.search ? `websearch_to_tsquery(${lang}, ${params.add(spec.search)})` : '';
   const where = whereOf(table, spec, params, lang, query);
-  return { text: `SELECT count(*) AS "n" FROM ${qualified(table.schemaName, table.physicalName)} AS "t" WHERE ${where}`, values: params.values };
+  return {
+    text: `SELECT count(*) AS "n" FROM ${qualified(table.schemaName, table.physicalName)} AS "t" WHERE ${where}`,
+    values: params.values,
+  };
 }
 
 /** One record by its key values (from parseRecordId). */

@@ -41,7 +41,10 @@ type ErrorTable = Pick<DataTable, 'model' | 'name'> & Partial<Pick<DataTable, 'p
 export function fieldOfConstraintName(constraint: string | undefined, table: ErrorTable): string | undefined {
   if (!constraint) return undefined;
   if (table.provider && table.physicalName && table.id !== undefined) {
-    const f = fieldOfConstraint({ provider: table.provider, physicalName: table.physicalName, id: table.id, model: table.model }, constraint);
+    const f = fieldOfConstraint(
+      { provider: table.provider, physicalName: table.physicalName, id: table.id, model: table.model },
+      constraint,
+    );
     if (f) return f;
   }
   if (constraint.endsWith('_pkey')) return table.model.primaryKey.join(',');
@@ -73,7 +76,10 @@ export function translatePgError(e: unknown, table: ErrorTable, kind: WriteKind,
         return dataErrors.restricted(`Records of another table still reference this record.`);
       }
       const field = named ?? 'non_field_errors';
-      return dataErrors.badField(at(index, field), `The referenced record does not exist${e.detail ? `: ${e.detail.replace(/^Key /, '')}` : '.'}`);
+      return dataErrors.badField(
+        at(index, field),
+        `The referenced record does not exist${e.detail ? `: ${e.detail.replace(/^Key /, '')}` : '.'}`,
+      );
     }
     case '23502': {
       const field = e.column && table.model.fields.some((f) => f.name === e.column) ? e.column : 'non_field_errors';
@@ -91,7 +97,7 @@ export function translatePgError(e: unknown, table: ErrorTable, kind: WriteKind,
     case '22025':
     case '22P05':
     case '2202E':
-      return dataErrors.validation({ [at(index, named ?? 'non_field_errors')]: ['Invalid value for the field\'s type.'] });
+      return dataErrors.validation({ [at(index, named ?? 'non_field_errors')]: ["Invalid value for the field's type."] });
     case '54000':
     case '54001':
       return dataErrors.validation({ non_field_errors: ['The request is too large or too deeply nested.'] });

@@ -51,7 +51,12 @@ export function storeRecordId(model: TableModel, values: readonly unknown[]): st
  * Rows whose key is one of `keys` (each the key values in key order). flat_table:
  * `"id" = ANY($1::uuid[])` or `("a","b") IN (SELECT * FROM unnest(…))`; jsonb: by record_id.
  */
-export function keysCondition(table: Pick<DataTable, 'provider' | 'model' | 'id'>, keys: readonly unknown[][], params: Params, alias?: string): string {
+export function keysCondition(
+  table: Pick<DataTable, 'provider' | 'model' | 'id'>,
+  keys: readonly unknown[][],
+  params: Params,
+  alias?: string,
+): string {
   const p = alias ? ident(alias) + '.' : '';
   if (table.provider === 'jsonb') {
     const ids = keys.map((k) => storeRecordId(table.model, k));

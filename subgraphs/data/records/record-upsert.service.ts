@@ -47,7 +47,13 @@ export interface UpsertResult {
   many: boolean;
 }
 
-export async function upsertRecords(ctx: RequestContext, appRef: string, name: string, body: unknown, uniqueNames: readonly string[]): Promise<UpsertResult> {
+export async function upsertRecords(
+  ctx: RequestContext,
+  appRef: string,
+  name: string,
+  body: unknown,
+  uniqueNames: readonly string[],
+): Promise<UpsertResult> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
   const fields = uniqueFieldsOf(table, uniqueNames);
   const many = Array.isArray(body);
@@ -58,37 +64,46 @@ export async function upsertRecords(ctx: RequestContext, appRef: string, name: s
   const items = validateRecords(ctx.platform, table, raw, 'patch', many);
   const missing: Record<string, string[]> = {};
   items.forEach((item, i) => {
-    for (const f of fields) if (item[f.name] === undefined || item[f.name] === null) missing[many ? `[${i}].${f.name}` : f.name] = ['Required to match a record (unique_fields).'];
+    for (const f of fields)
+      if (item[f.name] === undefined || item[f.name] === null)
+        missing[many ? `[${i}].${f.name}` : f.name] = ['Required to match a record (unique_fields).'];
   });
   if (Object.keys(missing).length) throw dataErrors.validation(missing);
 
   const log = new EventLog(app, table);
-  const out = await inTransaction(ctx, table, 'insert', log, async (client, now) => {
-    const records: Row[] = [];
-    const created: boolean[] = [];
-    for (let i = 0; i < items.length; i++) {
-      try {
-        const params = new Params();
-        const [previous] = await selectForUpdate(client, table, matchWhere(table, fields, items[i], params), params);
-        if (previous) {
-          const patch = { ...items[i] };
-          for (const f of fields) delete patch[f.name];
-          const [record] = await updateRecords(client, table, [keyOf(table.model, previous)], patch, now);
-          log.updated(record, previous);
-          records.push(record);
-          created.push(false);
-        } else {
-          const [checked] = validateRecords(ctx.platform, table, [raw[i]], 'create', many, i);
-          const [record] = await insertRecords(client, table, [checked], now);
-          log.created([record]);
-          records.push(record);
-          created.push(true);
+  const out = await inTransaction(
+    ctx,
+    table,
+    'insert',
+    log,
+    async (client, now) => {
+      const records: Row[] = [];
+      const created: boolean[] = [];
+      for (let i = 0; i < items.length; i++) {
+        try {
+          const params = new Params();
+          const [previous] = await selectForUpdate(client, table, matchWhere(table, fields, items[i], params), params);
+          if (previous) {
+            const patch = { ...items[i] };
+            for (const f of fields) delete patch[f.name];
+            const [record] = await updateRecords(client, table, [keyOf(table.model, previous)], patch, now);
+            log.updated(record, previous);
+            records.push(record);
+            created.push(false);
+          } else {
+            const [checked] = validateRecords(ctx.platform, table, [raw[i]], 'create', many, i);
+            const [record] = await insertRecords(client, table, [checked], now);
+            log.created([record]);
+            records.push(record);
+            created.push(true);
+          }
+        } catch (e) {
+          throw markIndex(e, i);
         }
-      } catch (e) {
-        throw markIndex(e, i);
       }
-    }
-    return { records, created };
-  }, many);
+      return { records, created };
+    },
+    many,
+  );
   return { table, ...out, many };
 }

@@ -31,14 +31,21 @@ function makeAjv(): Ajv {
 }
 
 // bigint bounds: a larger JSON number could not be stored (22003 otherwise).
-const INT64_MAX = 9223372036854775807;
+const INT64_MAX = 2 ** 63; // 2^63 - 1 is not a double: this is the nearest one
 
 function fieldSchema(f: FieldModel, nullable: boolean): Record<string, unknown> {
   const c = f.constraints;
   const s: Record<string, unknown> = {};
   const base: Record<string, string> = {
-    string: 'string', integer: 'integer', number: 'number', boolean: 'boolean', date: 'string', time: 'string',
-    datetime: 'string', object: 'object', array: 'array',
+    string: 'string',
+    integer: 'integer',
+    number: 'number',
+    boolean: 'boolean',
+    date: 'string',
+    time: 'string',
+    datetime: 'string',
+    object: 'object',
+    array: 'array',
   };
   if (f.type !== 'any') s.type = nullable ? [base[f.type], 'null'] : base[f.type];
   if (f.type === 'date') s.format = 'date';
@@ -62,7 +69,9 @@ function fieldSchema(f: FieldModel, nullable: boolean): Record<string, unknown> 
 
 /** Fields a create body must carry: not nullable, and nothing else supplies a value. */
 export function requiredOnCreate(model: TableModel): string[] {
-  return model.fields.filter((f) => !f.nullable && f.default === undefined && !f.generated && !f.auto && f.name !== 'is_deleted').map((f) => f.name);
+  return model.fields
+    .filter((f) => !f.nullable && f.default === undefined && !f.generated && !f.auto && f.name !== 'is_deleted')
+    .map((f) => f.name);
 }
 
 /** The JSON Schema of a record body; exported for tests and documentation. */
@@ -75,14 +84,25 @@ export function recordJsonSchema(model: TableModel, mode: ValidationMode): Recor
 }
 
 const TYPE_WORDS: Record<string, string> = {
-  string: 'a string', integer: 'an integer', number: 'a number', boolean: 'a boolean', date: 'a date (YYYY-MM-DD)',
-  time: 'a time (HH:MM:SS)', datetime: 'a datetime (ISO 8601 with an offset or Z)', object: 'a JSON object', array: 'a JSON array', any: 'any JSON',
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  date: 'a date (YYYY-MM-DD)',
+  time: 'a time (HH:MM:SS)',
+  datetime: 'a datetime (ISO 8601 with an offset or Z)',
+  object: 'a JSON object',
+  array: 'a JSON array',
+  any: 'any JSON',
 };
 
 function keyOf(e: ErrorObject): string {
   if (e.keyword === 'required') return (e.params as { missingProperty: string }).missingProperty;
   if (e.keyword === 'additionalProperties') return (e.params as { additionalProperty: string }).additionalProperty;
-  const path = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   return path.join('.') || 'non_field_errors';
 }
 
@@ -96,11 +116,20 @@ function messageOf(e: ErrorObject, model: TableModel): string {
       return `Unknown field "${String(p.additionalProperty)}".`;
     case 'type':
       if (e.instancePath === '') return 'A record must be a JSON object.';
-      return String(p.type).endsWith('null') || !field?.nullable ? `Must be ${TYPE_WORDS[field?.type ?? ''] ?? String(p.type)}${field?.nullable ? ' or null' : ''}.` : 'Invalid type.';
+      return String(p.type).endsWith('null') || !field?.nullable
+        ? `Must be ${TYPE_WORDS[field?.type ?? ''] ?? String(p.type)}${field?.nullable ? ' or null' : ''}.`
+        : 'Invalid type.';
     case 'format':
-      return field?.type !== 'string' ? `Must be ${TYPE_WORDS[field?.type ?? 'string']}.` : p.format === 'email' ? 'Enter a valid e-mail address.' : `Must be a valid ${String(p.format)}.`;
+      return field?.type !== 'string'
+        ? `Must be ${TYPE_WORDS[field?.type ?? 'string']}.`
+        : p.format === 'email'
+          ? 'Enter a valid e-mail address.'
+          : `Must be a valid ${String(p.format)}.`;
     case 'enum':
-      return `Must be one of: ${(p.allowedValues as unknown[]).filter((v) => v !== null).map((v) => JSON.stringify(v)).join(', ')}.`;
+      return `Must be one of: ${(p.allowedValues as unknown[])
+        .filter((v) => v !== null)
+        .map((v) => JSON.stringify(v))
+        .join(', ')}.`;
     case 'minLength':
       return `Use at least ${String(p.limit)} characters.`;
     case 'maxLength':
@@ -148,7 +177,11 @@ const caches = new WeakMap<Platform, Cache>();
  * share), least recently used evicted beyond MAX_CACHED: a bounded cost whatever the number
  * of tables. Old versions simply age out.
  */
-export function validatorFor(platform: Platform, table: Pick<DataTable, 'id' | 'version' | 'model'>, mode: ValidationMode): ValidateFunction {
+export function validatorFor(
+  platform: Platform,
+  table: Pick<DataTable, 'id' | 'version' | 'model'>,
+  mode: ValidationMode,
+): ValidateFunction {
   let cache = caches.get(platform);
   if (!cache) {
     cache = { ajv: makeAjv(), fns: new Map() };

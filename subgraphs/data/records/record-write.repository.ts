@@ -7,7 +7,18 @@ import type { DataTable, FieldModel } from '../model/table-model.js';
 import { fieldOf } from '../model/table-model.js';
 import { sqlTypeOf } from '../query/field-expr.js';
 import { ident, Params, RECORD_TYPES } from '../sql.js';
-import { columnValue, keyOf, keysCondition, selectList, storedValue, storeRecordId, storeSequenceSql, tableName, withStoreDefaults, type Row } from './record-sql.js';
+import {
+  columnValue,
+  keyOf,
+  keysCondition,
+  selectList,
+  storedValue,
+  storeRecordId,
+  storeSequenceSql,
+  tableName,
+  withStoreDefaults,
+  type Row,
+} from './record-sql.js';
 
 export const BATCH_SIZE = 1000;
 
@@ -37,7 +48,10 @@ async function insertFlat(client: pg.ClientBase, table: Table, bodies: Row[]): P
   const out: Row[] = new Array(bodies.length);
   const groups = new Map<string, number[]>();
   bodies.forEach((b, i) => {
-    const sig = table.model.fields.filter((f) => b[f.name] !== undefined).map((f) => f.name).join('\u0000');
+    const sig = table.model.fields
+      .filter((f) => b[f.name] !== undefined)
+      .map((f) => f.name)
+      .join('\u0000');
     const g = groups.get(sig);
     if (g) g.push(i);
     else groups.set(sig, [i]);

@@ -56,22 +56,43 @@ function withoutKey(table: DataTable, body: Row): Row {
 }
 
 /** `POST data/`: one record (object) or many (array, all or nothing), in body order. */
-export async function createRecords(ctx: RequestContext, appRef: string, name: string, body: unknown): Promise<{ table: DataTable; records: Row[]; many: boolean }> {
+export async function createRecords(
+  ctx: RequestContext,
+  appRef: string,
+  name: string,
+  body: unknown,
+): Promise<{ table: DataTable; records: Row[]; many: boolean }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
   const many = Array.isArray(body);
   const items = many ? bodyList(body, 'a list of records') : [body];
   const bodies = validateRecords(ctx.platform, table, items, 'create', many);
   const log = new EventLog(app, table);
-  const records = await inTransaction(ctx, table, 'insert', log, async (client, now) => {
-    const out = await insertRecords(client, table, bodies, now);
-    log.created(out);
-    return out;
-  }, many);
+  const records = await inTransaction(
+    ctx,
+    table,
+    'insert',
+    log,
+    async (client, now) => {
+      const out = await insertRecords(client, table, bodies, now);
+      log.created(out);
+      return out;
+    },
+    many,
+  );
   return { table, records, many };
 }
 
 /** Patches one locked record; 404 when the selection does not see it. */
-async function patchOne(client: Parameters<typeof selectForUpdate>[0], table: DataTable, key: unknown[], patch: Row, opts: SelectOptions, now: Date, log: EventLog, id: string): Promise<Row> {
+async function patchOne(
+  client: Parameters<typeof selectForUpdate>[0],
+  table: DataTable,
+  key: unknown[],
+  patch: Row,
+  opts: SelectOptions,
+  now: Date,
+  log: EventLog,
+  id: string,
+): Promise<Row> {
   const params = new Params();
   const [previous] = await selectForUpdate(client, table, keyWhere(table, [key], opts, params), params);
   if (!previous) throw dataErrors.recordNotFound(id);
@@ -81,7 +102,14 @@ async function patchOne(client: Parameters<typeof selectForUpdate>[0], table: Da
 }
 
 /** `PATCH data/{id}/`. */
-export async function patchRecord(ctx: RequestContext, appRef: string, name: string, id: string, body: unknown, opts: SelectOptions): Promise<{ table: DataTable; record: Row }> {
+export async function patchRecord(
+  ctx: RequestContext,
+  appRef: string,
+  name: string,
+  id: string,
+  body: unknown,
+  opts: SelectOptions,
+): Promise<{ table: DataTable; record: Row }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
   const key = pathKey(table, id);
   const [patch] = validateRecords(ctx.platform, table, [body], 'patch', false);
@@ -91,33 +119,53 @@ export async function patchRecord(ctx: RequestContext, appRef: string, name: str
 }
 
 /** `PATCH data/` with an array: each item carries its key; all or nothing. */
-export async function patchRecords(ctx: RequestContext, appRef: string, name: string, body: unknown, opts: SelectOptions): Promise<{ table: DataTable; records: Row[] }> {
+export async function patchRecords(
+  ctx: RequestContext,
+  appRef: string,
+  name: string,
+  body: unknown,
+  opts: SelectOptions,
+): Promise<{ table: DataTable; records: Row[] }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
   const items = validateRecords(ctx.platform, table, bodyList(body, 'a list of records'), 'patch', true);
   const missing: Record<string, string[]> = {};
   items.forEach((item, i) => {
-    for (const k of table.model.primaryKey) if (item[k] === undefined || item[k] === null) missing[`[${i}].${k}`] = ['The key is required to update a record.'];
+    for (const k of table.model.primaryKey)
+      if (item[k] === undefined || item[k] === null) missing[`[${i}].${k}`] = ['The key is required to update a record.'];
   });
   if (Object.keys(missing).length) throw dataErrors.validation(missing);
   const log = new EventLog(app, table);
-  const records = await inTransaction(ctx, table, 'update', log, async (client, now) => {
-    const out: Row[] = [];
-    for (let i = 0; i < items.length; i++) {
-      const key = keyOf(table.model, items[i]);
-      const id = recordIdOf(table.model, items[i]);
-      try {
-        out.push(await patchOne(client, table, key, withoutKey(table, items[i]), opts, now, log, id));
-      } catch (e) {
-        throw markIndex(e, i);
+  const records = await inTransaction(
+    ctx,
+    table,
+    'update',
+    log,
+    async (client, now) => {
+      const out: Row[] = [];
+      for (let i = 0; i < items.length; i++) {
+        const key = keyOf(table.model, items[i]);
+        const id = recordIdOf(table.model, items[i]);
+        try {
+          out.push(await patchOne(client, table, key, withoutKey(table, items[i]), opts, now, log, id));
+        } catch (e) {
+          throw markIndex(e, i);
+        }
       }
-    }
-    return out;
-  }, true);
+      return out;
+    },
+    true,
+  );
   return { table, records };
 }
 
 /** Filter entries → WHERE; at least one filter, so a stray body never touches a whole table. */
-function filterWhere(table: DataTable, entries: ReadonlyArray<readonly [string, unknown]>, opts: SelectOptions, params: Params, param: string): string {
+function filterWhere(
+  table: DataTable,
+  entries: ReadonlyArray<readonly [string, unknown]>,
+  opts: SelectOptions,
+  params: Params,
+  param: string,
+): string {
   if (entries.length === 0) throw dataErrors.invalidParam(param, 'At least one filter is required.');
   return buildWhere(table, parseFilters(table, entries), params, { deleted: opts.deleted });
 }
@@ -142,7 +190,13 @@ export async function patchWhere(
   const records = await inTransaction(ctx, table, 'update', log, async (client, now) => {
     const previous = await selectForUpdate(client, table, where, params);
     if (previous.length === 0) return [];
-    const updated = await updateRecords(client, table, previous.map((r) => keyOf(table.model, r)), patch, now);
+    const updated = await updateRecords(
+      client,
+      table,
+      previous.map((r) => keyOf(table.model, r)),
+      patch,
+      now,
+    );
     // RETURNING has no order: answer (and fire) in the order the rows were selected.
     const byId = new Map(updated.map((r) => [recordIdOf(table.model, r), r]));
     const before = new Map(previous.map((r) => [recordIdOf(table.model, r), r]));
@@ -171,17 +225,35 @@ export async function deleteRecord(ctx: RequestContext, appRef: string, name: st
   });
 }
 
-async function deleteSelected(ctx: RequestContext, table: DataTable, log: EventLog, hard: boolean, select: (client: Parameters<typeof selectForUpdate>[0]) => Promise<Row[]>) {
+async function deleteSelected(
+  ctx: RequestContext,
+  table: DataTable,
+  log: EventLog,
+  hard: boolean,
+  select: (client: Parameters<typeof selectForUpdate>[0]) => Promise<Row[]>,
+) {
   return inTransaction(ctx, table, 'delete', log, async (client, now) => {
     const found = await select(client);
-    const deleted = await deleteRecords(client, table, found.map((r) => keyOf(table.model, r)), hard, now);
+    const deleted = await deleteRecords(
+      client,
+      table,
+      found.map((r) => keyOf(table.model, r)),
+      hard,
+      now,
+    );
     log.deleted(deleted, hard);
     return deleted;
   });
 }
 
 /** `DELETE data/?ids=…`: ids that are not (visible) records are skipped. */
-export async function deleteByIds(ctx: RequestContext, appRef: string, name: string, ids: string[], opts: DeleteOptions): Promise<{ deleted: number; ids: string[] }> {
+export async function deleteByIds(
+  ctx: RequestContext,
+  appRef: string,
+  name: string,
+  ids: string[],
+  opts: DeleteOptions,
+): Promise<{ deleted: number; ids: string[] }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
   if (ids.length === 0) throw dataErrors.invalidParam('ids', 'At least one id is required.');
   if (ids.length > MAX_BULK) throw dataErrors.invalidParam('ids', `At most ${MAX_BULK} ids per request.`);

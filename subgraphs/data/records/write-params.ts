@@ -34,7 +34,8 @@ export function parseFilterParam(raw: unknown, name = 'filter'): Array<[string, 
       throw dataErrors.invalidParam(name, 'Must be a JSON object of filters.');
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw dataErrors.invalidParam(name, 'Must be a JSON object of filters.');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw dataErrors.invalidParam(name, 'Must be a JSON object of filters.');
   return Object.entries(value as Record<string, unknown>);
 }
 

@@ -37,7 +37,11 @@ export const catalogueRepository = {
 
   async page(db: Queryable, appId: number, limit: number, offset: number): Promise<{ rows: CatalogueRow[]; total: number }> {
     const { rows } = await db.query<CatalogueRow & { total: number }>(
-      prepared(`SELECT ${COLUMNS}, count(*) OVER () AS total FROM datatables WHERE app_id = $1 ORDER BY name LIMIT $2 OFFSET $3`, [appId, limit, offset]),
+      prepared(`SELECT ${COLUMNS}, count(*) OVER () AS total FROM datatables WHERE app_id = $1 ORDER BY name LIMIT $2 OFFSET $3`, [
+        appId,
+        limit,
+        offset,
+      ]),
     );
     if (rows.length === 0 && offset > 0) {
       const c = await db.query<{ n: number }>(prepared('SELECT count(*)::int AS n FROM datatables WHERE app_id = $1', [appId]));
@@ -47,7 +51,9 @@ export const catalogueRepository = {
   },
 
   async find(db: Queryable, appId: number, name: string): Promise<CatalogueRow | null> {
-    const { rows } = await db.query<CatalogueRow>(prepared(`SELECT ${COLUMNS} FROM datatables WHERE app_id = $1 AND name = $2`, [appId, name]));
+    const { rows } = await db.query<CatalogueRow>(
+      prepared(`SELECT ${COLUMNS} FROM datatables WHERE app_id = $1 AND name = $2`, [appId, name]),
+    );
     return rows[0] ?? null;
   },
 
@@ -71,7 +77,11 @@ export const catalogueRepository = {
   },
 
   /** A migrated table: new definition, version + 1. */
-  async update(db: Queryable, id: number, r: Pick<NewCatalogueRow, 'physicalName' | 'provider' | 'description' | 'schema'>): Promise<CatalogueRow> {
+  async update(
+    db: Queryable,
+    id: number,
+    r: Pick<NewCatalogueRow, 'physicalName' | 'provider' | 'description' | 'schema'>,
+  ): Promise<CatalogueRow> {
     const { rows } = await db.query<CatalogueRow>(
       prepared(
         `UPDATE datatables SET physical_name = $2, provider = $3, description = $4, schema = $5, version = version + 1, updated_at = now()
@@ -95,7 +105,11 @@ export const catalogueRepository = {
   },
 
   /** Exact row counts of several tables in one statement (jsonb: the table's rows in the store). */
-  async rowCounts(db: Queryable, schema: string, tables: Pick<DataTable, 'id' | 'provider' | 'physicalName'>[]): Promise<Map<number, number>> {
+  async rowCounts(
+    db: Queryable,
+    schema: string,
+    tables: Pick<DataTable, 'id' | 'provider' | 'physicalName'>[],
+  ): Promise<Map<number, number>> {
     if (tables.length === 0) return new Map();
     const params = new Params();
     const parts = tables.map((t, i) => {

@@ -14,7 +14,16 @@ import { qualified } from '../sql.js';
 import { catalogueRepository, type CatalogueRow } from './catalogue.repository.js';
 import { runSteps } from './ddl-runner.js';
 import { addObjectSql, createStoreSql, createTableSql, dropObjectSql, flatObjects, jsonbObjects, type DdlObject } from './table-ddl.js';
-import { destructiveErrors, diffObjects, fieldChanges, flatColumnSteps, jsonbDataSteps, keyChanged, objectPath, type Step } from './table-migrate.js';
+import {
+  destructiveErrors,
+  diffObjects,
+  fieldChanges,
+  flatColumnSteps,
+  jsonbDataSteps,
+  keyChanged,
+  objectPath,
+  type Step,
+} from './table-migrate.js';
 import { constraintScope, jsonbStoreName, SCHEMA_LOCK, SITE_SCHEMA_LOCK } from './table-names.js';
 
 interface Stored {
@@ -49,7 +58,10 @@ function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v ?? null);
 }
@@ -68,7 +80,13 @@ async function checkLanguages(client: pg.PoolClient, models: TableModel[], errs:
 }
 
 /** Physical names of new flat tables must be free in the site schema (catalogue and database). */
-async function checkPhysicalNames(client: pg.PoolClient, schema: string, siteId: number, entries: Entry[], errs: FieldErrors): Promise<void> {
+async function checkPhysicalNames(
+  client: pg.PoolClient,
+  schema: string,
+  siteId: number,
+  entries: Entry[],
+  errs: FieldErrors,
+): Promise<void> {
   const fresh = entries.filter((e) => e.model.provider === 'flat_table' && e.physical !== e.old?.row.physicalName);
   if (!fresh.length) return;
   const names = fresh.map((e) => e.physical);
@@ -81,7 +99,8 @@ async function checkPhysicalNames(client: pg.PoolClient, schema: string, siteId:
     [schema, names],
   );
   for (const r of rows) taken.add(r.relname);
-  for (const e of fresh) if (taken.has(e.physical)) (errs[`${e.at}.name`] ??= []).push(`The database name "${e.physical}" is already used in this site.`);
+  for (const e of fresh)
+    if (taken.has(e.physical)) (errs[`${e.at}.name`] ??= []).push(`The database name "${e.physical}" is already used in this site.`);
 }
 
 /**
@@ -109,19 +128,26 @@ function planEntries(app: AppRow, models: TableModel[], existing: Map<string, St
   // A re-created table loses the foreign keys pointing at it: only tables of this package re-add theirs.
   const inPackage = new Set(models.map((m) => m.name));
   for (const e of entries.filter((x) => x.recreate)) {
-    const users = [...existing.values()].filter((s) => !inPackage.has(s.model.name) && s.model.foreignKeys.some((fk) => fk.reference.resource === e.model.name));
-    if (users.length) (errs[`${e.at}.schema.primaryKey`] ??= []).push(`Referenced by ${users.map((u) => `"${u.model.name}"`).join(', ')}: resubmit them in the same package or delete them first.`);
+    const users = [...existing.values()].filter(
+      (s) => !inPackage.has(s.model.name) && s.model.foreignKeys.some((fk) => fk.reference.resource === e.model.name),
+    );
+    if (users.length)
+      (errs[`${e.at}.schema.primaryKey`] ??= []).push(
+        `Referenced by ${users.map((u) => `"${u.model.name}"`).join(', ')}: resubmit them in the same package or delete them first.`,
+      );
   }
   return entries;
 }
 
 function objectsOf(schema: string, e: Pick<Entry, 'physical' | 'id'>, model: TableModel, physicalOf: (n: string) => string): DdlObject[] {
-  if (model.provider === 'jsonb') return jsonbObjects(constraintScope({ provider: 'jsonb', physicalName: e.physical, id: e.id }), e.id, model);
+  if (model.provider === 'jsonb')
+    return jsonbObjects(constraintScope({ provider: 'jsonb', physicalName: e.physical, id: e.id }), e.id, model);
   return flatObjects(schema, e.physical, model, physicalOf);
 }
 
 function addAll(p: Phases, schema: string, table: string, at: string, objs: DdlObject[]): void {
-  for (const o of objs) (o.target !== undefined ? p.foreignKeys : p.objects).push({ sql: addObjectSql(schema, table, o), at: objectPath(at, o) });
+  for (const o of objs)
+    (o.target !== undefined ? p.foreignKeys : p.objects).push({ sql: addObjectSql(schema, table, o), at: objectPath(at, o) });
 }
 
 function planDdl(schema: string, app: AppRow, entries: Entry[], existing: Map<string, Stored>): Phases {
@@ -130,14 +156,16 @@ function planDdl(schema: string, app: AppRow, entries: Entry[], existing: Map<st
   const physicalOf = (n: string) => byName.get(n)?.physical ?? existing.get(n)!.row.physicalName;
   const oldPhysicalOf = (n: string) => existing.get(n)?.row.physicalName ?? physicalOf(n);
   const recreated = new Set(entries.filter((e) => e.recreate).map((e) => e.model.name));
-  if (entries.some((e) => e.model.provider === 'jsonb')) p.tables.push(...createStoreSql(schema, app.id).map((sql) => ({ sql, at: 'resources' })));
+  if (entries.some((e) => e.model.provider === 'jsonb'))
+    p.tables.push(...createStoreSql(schema, app.id).map((sql) => ({ sql, at: 'resources' })));
   for (const e of entries) {
     const { model, old, at } = e;
     if (old && !e.recreate) {
       const { removed, retyped } = fieldChanges(old.model, model);
       const changed = new Set([...removed, ...retyped].map((f) => f.name));
       const searchChanged = !sameJson(old.model.search, model.search);
-      const touched = (o: DdlObject) => o.fields.some((f) => changed.has(f)) || (o.search === true && searchChanged) || (o.target !== undefined && recreated.has(o.target));
+      const touched = (o: DdlObject) =>
+        o.fields.some((f) => changed.has(f)) || (o.search === true && searchChanged) || (o.target !== undefined && recreated.has(o.target));
       const oldObjs = objectsOf(schema, { physical: old.row.physicalName, id: e.id }, old.model, oldPhysicalOf);
       const diff = diffObjects(schema, e.physical, oldObjs, objectsOf(schema, e, model, physicalOf), touched, at);
       p.dropObjects.push(...diff.drops);
@@ -151,7 +179,10 @@ function planDdl(schema: string, app: AppRow, entries: Entry[], existing: Map<st
       const oldObjs = objectsOf(schema, { physical: old.row.physicalName, id: e.id }, old.model, oldPhysicalOf);
       p.dropObjects.push(...oldObjs.map((o) => ({ sql: dropObjectSql(schema, old.row.physicalName, o), at })));
       const t = qualified(schema, old.row.physicalName);
-      p.dropTables.push({ sql: old.row.provider === 'jsonb' ? `DELETE FROM ${t} WHERE "table_id" = ${Number(e.id)}` : `DROP TABLE ${t}`, at });
+      p.dropTables.push({
+        sql: old.row.provider === 'jsonb' ? `DELETE FROM ${t} WHERE "table_id" = ${Number(e.id)}` : `DROP TABLE ${t}`,
+        at,
+      });
     }
     if (model.provider === 'flat_table') p.tables.push({ sql: createTableSql(schema, e.physical, model), at: `${at}.name` });
     addAll(p, schema, e.physical, at, objectsOf(schema, e, model, physicalOf));
@@ -180,10 +211,19 @@ async function recordResults(client: pg.PoolClient, entries: Entry[], inserted: 
     const stored = normalizeSchema(e.model);
     const fresh = inserted.get(e.model.name);
     if (fresh) out.push({ row: fresh, created: true });
-    else if (sameJson(e.old!.row.schema, stored) && e.old!.row.provider === e.model.provider && e.old!.row.description === e.model.description) {
+    else if (
+      sameJson(e.old!.row.schema, stored) &&
+      e.old!.row.provider === e.model.provider &&
+      e.old!.row.description === e.model.description
+    ) {
       out.push({ row: e.old!.row, created: false });
     } else {
-      const row = await catalogueRepository.update(client, e.id, { physicalName: e.physical, provider: e.model.provider, description: e.model.description, schema: stored });
+      const row = await catalogueRepository.update(client, e.id, {
+        physicalName: e.physical,
+        provider: e.model.provider,
+        description: e.model.description,
+        schema: stored,
+      });
       out.push({ row, created: false });
     }
   }
@@ -224,7 +264,13 @@ export async function inTransaction<T>(ctx: RequestContext, fn: (client: pg.Pool
  * Validates and applies a package for `app` (caller checked data:write). All or nothing:
  * any error rolls everything back. Returns the catalogue rows in package order.
  */
-export async function applyPackage(ctx: RequestContext, app: AppRow, schema: string, body: unknown, allowDataLoss: boolean): Promise<AppliedTable[]> {
+export async function applyPackage(
+  ctx: RequestContext,
+  app: AppRow,
+  schema: string,
+  body: unknown,
+  allowDataLoss: boolean,
+): Promise<AppliedTable[]> {
   // PostgreSQL text and jsonb cannot hold NUL, and deep values exhaust serializers: refuse here.
   const problem = textProblem(body);
   if (problem) throw dataErrors.validation({ resources: [problem] }, 'Invalid data package.');

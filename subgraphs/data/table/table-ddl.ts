@@ -93,7 +93,8 @@ export function searchVectorExpr(model: TableModel): string | null {
     .join(' || ');
 }
 
-export const searchColumnDef = (model: TableModel): string => `${ident(SEARCH_VECTOR)} tsvector GENERATED ALWAYS AS (${searchVectorExpr(model)}) STORED`;
+export const searchColumnDef = (model: TableModel): string =>
+  `${ident(SEARCH_VECTOR)} tsvector GENERATED ALWAYS AS (${searchVectorExpr(model)}) STORED`;
 
 /** `CREATE TABLE` with columns, the search vector and the primary key (other objects: flatObjects). */
 export function createTableSql(schema: string, physical: string, model: TableModel): string {
@@ -117,7 +118,13 @@ export function flatObjects(schema: string, physical: string, model: TableModel,
     if (check) out.push({ name: constraintName('ck', physical, [f.name]), kind: 'constraint', fields: [f.name], def: `CHECK (${check})` });
   }
   if (model.search) {
-    out.push({ name: constraintName('ix', physical, [SEARCH_VECTOR]), kind: 'index', fields: [], def: `USING gin (${ident(SEARCH_VECTOR)})`, search: true });
+    out.push({
+      name: constraintName('ix', physical, [SEARCH_VECTOR]),
+      kind: 'index',
+      fields: [],
+      def: `USING gin (${ident(SEARCH_VECTOR)})`,
+      search: true,
+    });
   }
   for (const fk of model.foreignKeys) {
     const target = qualified(schema, fk.reference.resource === model.name ? physical : physicalOf(fk.reference.resource));

@@ -47,8 +47,10 @@ export function fieldChanges(oldM: TableModel, newM: TableModel): { removed: Fie
 export function destructiveErrors(at: string, oldM: TableModel, newM: TableModel): FieldErrors {
   const errs: FieldErrors = {};
   const hint = 'Pass allow_data_loss=true to accept.';
-  if (oldM.provider !== newM.provider) errs[`${at}.provider`] = [`Changing the provider re-creates the table and deletes its rows. ${hint}`];
-  else if (keyChanged(oldM, newM)) errs[`${at}.schema.primaryKey`] = [`Changing the primary key re-creates the table and deletes its rows. ${hint}`];
+  if (oldM.provider !== newM.provider)
+    errs[`${at}.provider`] = [`Changing the provider re-creates the table and deletes its rows. ${hint}`];
+  else if (keyChanged(oldM, newM))
+    errs[`${at}.schema.primaryKey`] = [`Changing the primary key re-creates the table and deletes its rows. ${hint}`];
   else {
     const { removed, retyped } = fieldChanges(oldM, newM);
     if (removed.length) errs[`${at}.schema.fields`] = [`Removing ${removed.map((f) => `"${f.name}"`).join(', ')} deletes data. ${hint}`];
@@ -64,7 +66,14 @@ export function destructiveErrors(at: string, oldM: TableModel, newM: TableModel
  * Objects to drop (no longer wanted, changed, on a changed column, or pointing at a re-created
  * table) and to add (wanted and not kept).
  */
-export function diffObjects(schema: string, table: string, oldObjs: DdlObject[], newObjs: DdlObject[], touched: (o: DdlObject) => boolean, at: string): ObjectDiff {
+export function diffObjects(
+  schema: string,
+  table: string,
+  oldObjs: DdlObject[],
+  newObjs: DdlObject[],
+  touched: (o: DdlObject) => boolean,
+  at: string,
+): ObjectDiff {
   const kept = new Set<string>();
   const drops: Step[] = [];
   for (const o of oldObjs) {
@@ -72,7 +81,9 @@ export function diffObjects(schema: string, table: string, oldObjs: DdlObject[],
     if (n && n.def === o.def && !touched(o)) kept.add(o.name);
     else drops.push({ sql: dropObjectSql(schema, table, o), at: objectPath(at, o) });
   }
-  const adds = newObjs.filter((o) => !kept.has(o.name)).map((o) => ({ step: { sql: addObjectSql(schema, table, o), at: objectPath(at, o) }, fk: o.target !== undefined }));
+  const adds = newObjs
+    .filter((o) => !kept.has(o.name))
+    .map((o) => ({ step: { sql: addObjectSql(schema, table, o), at: objectPath(at, o) }, fk: o.target !== undefined }));
   return { drops, adds };
 }
 
@@ -91,7 +102,8 @@ export function flatColumnSteps(schema: string, physical: string, oldM: TableMod
   const steps: Step[] = [];
   const { removed, retyped } = fieldChanges(oldM, newM);
   const searchChanged = !sameJson(oldM.search, newM.search);
-  if (searchChanged && oldM.search) steps.push({ sql: `ALTER TABLE ${t} DROP COLUMN IF EXISTS ${ident(SEARCH_VECTOR)}`, at: `${at}.schema.search_fields` });
+  if (searchChanged && oldM.search)
+    steps.push({ sql: `ALTER TABLE ${t} DROP COLUMN IF EXISTS ${ident(SEARCH_VECTOR)}`, at: `${at}.schema.search_fields` });
   for (const f of removed) steps.push({ sql: `ALTER TABLE ${t} DROP COLUMN ${ident(f.name)}`, at: `${at}.schema.fields` });
   for (const f of retyped) {
     const c = ident(f.name);
@@ -119,7 +131,8 @@ export function flatColumnSteps(schema: string, physical: string, oldM: TableMod
       steps.push({ sql: `ALTER TABLE ${t} ALTER COLUMN ${ident(f.name)} ${f.nullable ? 'DROP' : 'SET'} NOT NULL`, at: fat });
     }
   }
-  if (searchChanged && newM.search) steps.push({ sql: `ALTER TABLE ${t} ADD COLUMN ${searchColumnDef(newM)}`, at: `${at}.schema.search_fields` });
+  if (searchChanged && newM.search)
+    steps.push({ sql: `ALTER TABLE ${t} ADD COLUMN ${searchColumnDef(newM)}`, at: `${at}.schema.search_fields` });
   return steps;
 }
 
@@ -133,7 +146,10 @@ export function jsonbDataSteps(schema: string, store: string, tableId: number, o
   const steps: Step[] = [];
   const { removed, retyped } = fieldChanges(oldM, newM);
   for (const f of [...removed, ...retyped]) {
-    steps.push({ sql: `UPDATE ${t} SET "data" = "data" - ${literal(f.name)} WHERE ${mine} AND "data" ? ${literal(f.name)}`, at: `${at}.schema.fields` });
+    steps.push({
+      sql: `UPDATE ${t} SET "data" = "data" - ${literal(f.name)} WHERE ${mine} AND "data" ? ${literal(f.name)}`,
+      at: `${at}.schema.fields`,
+    });
   }
   for (const f of newM.fields) {
     const o = oldM.fields.find((x) => x.name === f.name);
@@ -142,7 +158,8 @@ export function jsonbDataSteps(schema: string, store: string, tableId: number, o
     const missing = `${mine} AND coalesce("data"->${literal(f.name)}, 'null'::jsonb) = 'null'::jsonb`;
     const fat = fieldAt(at, newM, f);
     if (f.default !== undefined) {
-      const v = f.default === 'now' ? `to_jsonb(${f.type === 'date' ? 'CURRENT_DATE' : 'now()'})` : `${literal(JSON.stringify(f.default))}::jsonb`;
+      const v =
+        f.default === 'now' ? `to_jsonb(${f.type === 'date' ? 'CURRENT_DATE' : 'now()'})` : `${literal(JSON.stringify(f.default))}::jsonb`;
       steps.push({ sql: `UPDATE ${t} SET "data" = "data" || jsonb_build_object(${literal(f.name)}, ${v}) WHERE ${missing}`, at: fat });
     } else if (!f.nullable) {
       steps.push({

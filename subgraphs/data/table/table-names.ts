@@ -19,7 +19,10 @@ export function constraintScope(table: Pick<DataTable, 'provider' | 'physicalNam
 
 /** `uq_1a2b3c4d5e6f`: kind and 12 hex digits of sha1(scope, fields); at most 15 bytes. */
 export function constraintName(kind: ConstraintKind, scope: string, fields: readonly string[]): string {
-  const h = crypto.createHash('sha1').update(`${scope}\u0000${fields.join('\u0000')}`).digest('hex');
+  const h = crypto
+    .createHash('sha1')
+    .update(`${scope}\u0000${fields.join('\u0000')}`)
+    .digest('hex');
   return `${kind}_${h.slice(0, 12)}`;
 }
 

@@ -49,7 +49,8 @@ function schemaOf(ctx: RequestContext): string {
 }
 
 /** Exact row counts of `tables` (one statement). */
-export const rowCounts = (ctx: RequestContext, tables: DataTable[]) => catalogueRepository.rowCounts(ctx.platform.pool, schemaOf(ctx), tables);
+export const rowCounts = (ctx: RequestContext, tables: DataTable[]) =>
+  catalogueRepository.rowCounts(ctx.platform.pool, schemaOf(ctx), tables);
 
 async function views(ctx: RequestContext, tables: DataTable[]): Promise<TableView[]> {
   const counts = await rowCounts(ctx, tables);
@@ -65,7 +66,10 @@ export async function createSchema(ctx: RequestContext, appRef: string, body: un
   const tables = applied.map((a) => tableFromRow(ctx, a.row));
   const created = applied.filter((a) => a.created).length;
   const migrated = applied.length - created;
-  const message = [created && `Created ${created} table${created === 1 ? '' : 's'}.`, migrated && `Updated ${migrated} table${migrated === 1 ? '' : 's'}.`]
+  const message = [
+    created && `Created ${created} table${created === 1 ? '' : 's'}.`,
+    migrated && `Updated ${migrated} table${migrated === 1 ? '' : 's'}.`,
+  ]
     .filter(Boolean)
     .join(' ');
   return { status: created > 0 ? 201 : 200, body: { status: 'success', message, data: await views(ctx, tables) }, tables };
@@ -114,7 +118,9 @@ export async function deleteTable(ctx: RequestContext, appRef: string, name: str
     if (!row) throw dataErrors.tableNotFound(name);
     const users = referencing(rows, name);
     if (users.length && !force) {
-      const errs: FieldErrors = { name: [`Referenced by ${users.map((u) => `"${u.row.name}"`).join(', ')}; pass force=true to drop those foreign keys too.`] };
+      const errs: FieldErrors = {
+        name: [`Referenced by ${users.map((u) => `"${u.row.name}"`).join(', ')}; pass force=true to drop those foreign keys too.`],
+      };
       throw dataErrors.validation(errs, 'Datatable is referenced by other tables.');
     }
     for (const u of users) await dropReferences(client, schema, u, name);
@@ -122,7 +128,10 @@ export async function deleteTable(ctx: RequestContext, appRef: string, name: str
     if (row.provider === 'jsonb') {
       const model = modelFromStored(row.name, row.provider, row.description, row.schema);
       const idx = jsonbObjects(constraintScope({ provider: 'jsonb', physicalName: row.physicalName, id: row.id }), row.id, model);
-      await runSteps(client, [...idx.map((o) => ({ sql: dropObjectSql(schema, row.physicalName, o), at: 'name' })), { sql: `DELETE FROM ${t} WHERE "table_id" = ${Number(row.id)}`, at: 'name' }]);
+      await runSteps(client, [
+        ...idx.map((o) => ({ sql: dropObjectSql(schema, row.physicalName, o), at: 'name' })),
+        { sql: `DELETE FROM ${t} WHERE "table_id" = ${Number(row.id)}`, at: 'name' },
+      ]);
     } else {
       await runSteps(client, [{ sql: `DROP TABLE IF EXISTS ${t}`, at: 'name' }]);
     }
@@ -132,17 +141,34 @@ export async function deleteTable(ctx: RequestContext, appRef: string, name: str
 }
 
 /** force: the referencing table loses its foreign keys to `name` (constraints, indexes, stored schema). */
-async function dropReferences(client: pg.PoolClient, schema: string, u: { row: CatalogueRow; model: TableModel }, name: string): Promise<void> {
+async function dropReferences(
+  client: pg.PoolClient,
+  schema: string,
+  u: { row: CatalogueRow; model: TableModel },
+  name: string,
+): Promise<void> {
   const gone = u.model.foreignKeys.filter((fk) => fk.reference.resource === name);
   const drop = (kind: 'fk' | 'ix', fields: string[]) => ({
-    sql: dropObjectSql(schema, u.row.physicalName, { name: constraintName(kind, u.row.physicalName, fields), kind: kind === 'fk' ? 'constraint' : 'index', fields, def: '' }),
+    sql: dropObjectSql(schema, u.row.physicalName, {
+      name: constraintName(kind, u.row.physicalName, fields),
+      kind: kind === 'fk' ? 'constraint' : 'index',
+      fields,
+      def: '',
+    }),
     at: 'name',
   });
-  await runSteps(client, gone.flatMap((fk) => [drop('fk', fk.fields), drop('ix', fk.fields)]));
+  await runSteps(
+    client,
+    gone.flatMap((fk) => [drop('fk', fk.fields), drop('ix', fk.fields)]),
+  );
   const model: TableModel = { ...u.model, foreignKeys: u.model.foreignKeys.filter((fk) => !gone.includes(fk)) };
-  await catalogueRepository.update(client, u.row.id, { physicalName: u.row.physicalName, provider: u.row.provider, description: u.row.description, schema: normalizeSchema(model) });
+  await catalogueRepository.update(client, u.row.id, {
+    physicalName: u.row.physicalName,
+    provider: u.row.provider,
+    description: u.row.description,
+    schema: normalizeSchema(model),
+  });
 }
 
 /** Tables per app for the tenancy module's app views (one query for many apps). */
 export const tableCounts = (ctx: RequestContext, appIds: number[]) => catalogueRepository.countsByApp(ctx.platform.pool, appIds);
-

@@ -5,7 +5,14 @@ import type { Query } from '../../core/listing.js';
 import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../../subgraph-context.js';
 import { listAudit, listOrganizationAudit, type AuditView } from '../audit.service.js';
 import { acceptInvitation, declineInvitation, getInvitationByToken, type PublicInvitationView } from '../invitation-response.service.js';
-import { createInvitation, listInvitations, resendInvitation, revokeInvitation, type InvitationView, type InvitationWithToken } from '../invitation.service.js';
+import {
+  createInvitation,
+  listInvitations,
+  resendInvitation,
+  revokeInvitation,
+  type InvitationView,
+  type InvitationWithToken,
+} from '../invitation.service.js';
 import { getMember, listMembers, removeMember, updateMember, type MemberView } from '../member.service.js';
 import { createOrganization, deleteOrganization, restoreOrganization, updateOrganization } from '../organization.service.js';
 import { orgFromView } from '../tenancy.resolvers.js';
@@ -72,13 +79,15 @@ export const organizationAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
   },
   Mutation: {
     createOrganization: (_p, a: { input: Input }, { ctx }) => createOrganization(ctx, defined(a.input)).then(orgFromView),
-    updateOrganization: (_p, a: { slug: string; input: Input }, { ctx }) => updateOrganization(ctx, a.slug, defined(a.input), true).then(orgFromView),
+    updateOrganization: (_p, a: { slug: string; input: Input }, { ctx }) =>
+      updateOrganization(ctx, a.slug, defined(a.input), true).then(orgFromView),
     deleteOrganization: (_p, a: { slug: string }, { ctx }) => deleteOrganization(ctx, a.slug).then(() => true),
     restoreOrganization: (_p, a: { slug: string }, { ctx }) => restoreOrganization(ctx, a.slug).then(orgFromView),
     updateMember: (_p, a: OrgArgs & { user: string; input: Input }, { ctx }) =>
       updateMember(ctx, a.organization, a.user, defined(a.input)).then(memberOut),
     removeMember: (_p, a: OrgArgs & { user: string }, { ctx }) => removeMember(ctx, a.organization, a.user).then(() => true),
-    createInvitation: (_p, a: OrgArgs & { input: Input }, { ctx }) => createInvitation(ctx, a.organization, invitationBody(a.input)).then(createdOut),
+    createInvitation: (_p, a: OrgArgs & { input: Input }, { ctx }) =>
+      createInvitation(ctx, a.organization, invitationBody(a.input)).then(createdOut),
     resendInvitation: (_p, a: OrgArgs & { id: string }, { ctx }) => resendInvitation(ctx, a.organization, a.id).then(createdOut),
     revokeInvitation: (_p, a: OrgArgs & { id: string }, { ctx }) => revokeInvitation(ctx, a.organization, a.id).then(() => true),
     acceptInvitation: (_p, a: { token: string; username?: string; password?: string }, { ctx }) =>

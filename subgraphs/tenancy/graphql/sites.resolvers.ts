@@ -29,14 +29,18 @@ export const siteAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
   Query: {
     sites: (_p, args: PageArgs, { ctx }) => listSites(ctx, pageQuery(args)).then((r) => toConnection(r, siteOut)),
     apps: (_p, args: PageArgs, { ctx }) => listApps(ctx, pageQuery(args)).then((r) => toConnection(r, appOut)),
-    apiKeys: (_p, args: PageArgs & { app: string }, { ctx }) => listApiKeys(ctx, args.app, pageQuery(args)).then((r) => toConnection(r, keyOut)),
+    apiKeys: (_p, args: PageArgs & { app: string }, { ctx }) =>
+      listApiKeys(ctx, args.app, pageQuery(args)).then((r) => toConnection(r, keyOut)),
   },
   Mutation: {
-    createSite: (_p, a: { organization: string; input: Input }, { ctx }) => createSite(ctx, a.organization, body(a.input, SITE_FIELDS)).then(siteOut),
+    createSite: (_p, a: { organization: string; input: Input }, { ctx }) =>
+      createSite(ctx, a.organization, body(a.input, SITE_FIELDS)).then(siteOut),
     updateSite: (_p, a: { slug: string; input: Input }, { ctx }) => updateSite(ctx, a.slug, body(a.input, SITE_FIELDS), true).then(siteOut),
-    deleteSite: (_p, a: { slug: string; purge?: boolean }, { ctx }) => deleteSite(ctx, a.slug, { purge: String(a.purge ?? false) }).then(() => true),
+    deleteSite: (_p, a: { slug: string; purge?: boolean }, { ctx }) =>
+      deleteSite(ctx, a.slug, { purge: String(a.purge ?? false) }).then(() => true),
     restoreSite: (_p, a: { slug: string }, { ctx }) => restoreSite(ctx, a.slug).then(siteOut),
-    createDomain: (_p, a: { site: string; input: Input }, { ctx }) => createDomain(ctx, a.site, body(a.input, DOMAIN_FIELDS)).then(domainOut),
+    createDomain: (_p, a: { site: string; input: Input }, { ctx }) =>
+      createDomain(ctx, a.site, body(a.input, DOMAIN_FIELDS)).then(domainOut),
     updateDomain: (_p, a: { site: string; domain: string; input: Input }, { ctx }) =>
       updateDomain(ctx, a.site, a.domain, body(a.input, DOMAIN_FIELDS)).then(domainOut),
     deleteDomain: (_p, a: { site: string; domain: string }, { ctx }) => deleteDomain(ctx, a.site, a.domain).then(() => true),

@@ -23,7 +23,6 @@ import { userFromView } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
 
-
 const groupFromRecord = (g: GroupRecord) => ({
   ...g,
   id: String(g.id),
@@ -50,16 +49,22 @@ function snakeBody(input: Input): Input {
 
 /** Groups referenced by id, one query per request (replaces the narrower reference loader: full records). */
 const groupLoader = (c: SubgraphContext) =>
-  perRequest(c, 'tenancy-users-groups', (ctx) =>
-    new DataLoader<string, GroupRecord | null>(async (ids) => {
-      const numeric = ids.filter((id) => /^\d{1,9}$/.test(id)).map(Number);
-      const found = new Map((await findVisibleGroups(ctx, numeric)).map((g) => [String(g.id), g]));
-      return ids.map((id) => found.get(id) ?? null);
-    }),
+  perRequest(
+    c,
+    'tenancy-users-groups',
+    (ctx) =>
+      new DataLoader<string, GroupRecord | null>(async (ids) => {
+        const numeric = ids.filter((id) => /^\d{1,9}$/.test(id)).map(Number);
+        const found = new Map((await findVisibleGroups(ctx, numeric)).map((g) => [String(g.id), g]));
+        return ids.map((id) => found.get(id) ?? null);
+      }),
   );
 
 type ListArgs = PageArgs & { organizationSlug?: string | null };
-const listQuery = (args: ListArgs) => ({ ...pageQuery(args), ...(args.organizationSlug ? { organization_slug: args.organizationSlug } : {}) });
+const listQuery = (args: ListArgs) => ({
+  ...pageQuery(args),
+  ...(args.organizationSlug ? { organization_slug: args.organizationSlug } : {}),
+});
 
 export const userAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
   Query: {
@@ -81,12 +86,16 @@ export const userAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
     updateGroup: (_p, args: { id: string; input: Input }, { ctx }) =>
       updateGroup(ctx, args.id, snakeBody(args.input), 'patch').then(groupFromRecord),
     deleteGroup: (_p, args: { id: string }, { ctx }) => deleteGroup(ctx, args.id).then(() => true),
-    addGroupMember: (_p, args: { id: string; user: string }, { ctx }) => addGroupMember(ctx, args.id, { user: args.user }).then(groupFromRecord),
-    removeGroupMember: (_p, args: { id: string; user: string }, { ctx }) => removeGroupMember(ctx, args.id, args.user).then(groupFromRecord),
+    addGroupMember: (_p, args: { id: string; user: string }, { ctx }) =>
+      addGroupMember(ctx, args.id, { user: args.user }).then(groupFromRecord),
+    removeGroupMember: (_p, args: { id: string; user: string }, { ctx }) =>
+      removeGroupMember(ctx, args.id, args.user).then(groupFromRecord),
   },
   Group: {
     __resolveReference: (ref: { id: string }, c: SubgraphContext) =>
-      groupLoader(c).load(ref.id).then((g) => (g ? groupFromRecord(g) : null)),
+      groupLoader(c)
+        .load(ref.id)
+        .then((g) => (g ? groupFromRecord(g) : null)),
   },
   User: {
     // Only the user and staff may read a profile: for anyone else the field is null, not an error.
