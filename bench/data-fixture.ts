@@ -1,7 +1,7 @@
 // The world of the data service benchmarks: an organization owned by the bench user, a site on
 // its own host, app `bench`, and one datatable made through create_schema (as a client would).
 import http from 'node:http';
-import type { BenchEnv } from './run.js';
+import type { BenchEnv } from './bench-types.js';
 
 function postJson(base: string, host: string, path: string, token: string, body: unknown): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {

@@ -5,7 +5,7 @@
 // runs the same INSERT with one prepared `pg` query and returns the same envelope.
 // Records/s = requests/s × 1,000 (`perRequest`).
 import { benchDataTable } from './data-fixture.js';
-import type { Benchmark, BenchEnv } from './run.js';
+import type { Benchmark, BenchEnv } from './bench-types.js';
 
 const HOST = 'bench-write.localhost';
 export const WRITE_BATCH = 1000;

@@ -3,7 +3,7 @@
 // through the whole edge (tenant, JWT, app, data:read, catalogue, query builder, record JSON);
 // the bare side runs the same SQL with one prepared `pg` query and returns the same envelope.
 import { benchDataTable } from './data-fixture.js';
-import type { Benchmark, BenchEnv } from './run.js';
+import type { Benchmark, BenchEnv } from './bench-types.js';
 
 const HOST = 'bench-data.localhost';
 const COLUMNS = '"id", "title", "status", "views", "created_at"';

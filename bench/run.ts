@@ -15,48 +15,21 @@ import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../gateway/app.js';
-import { signAccessToken } from '../gateway/auth/jwt.service.js';
+import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
 import { loadConfig } from '../subgraphs/core/config.js';
 import { createLogger } from '../subgraphs/core/logger.js';
 import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
 import { hashPassword } from '../subgraphs/tenancy/password.js';
-import { MODULE_SEEDS } from '../subgraphs/seeds.js';
-import { userRepository, type User } from '../subgraphs/tenancy/user.repository.js';
+import { MODULES } from '../subgraphs/modules.js';
+import { userRepository } from '../subgraphs/tenancy/user.repository.js';
 import { DATA_BENCHMARKS } from './data.bench.js';
 import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
 
-/** What a benchmark needs from the running platform. */
-export interface BenchEnv {
-  platform: Platform;
-  /** A signed-in user created for the run, and an access token for it. */
-  user: User;
-  token: string;
-  /** The platform's base URL, for benchmarks that set up data through the API. */
-  base: string;
-}
+import type { Benchmark, BenchEnv, Request } from './bench-types.js';
 
-export interface Request {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Path and query under the server root, the same on both servers. */
-  url: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
-
-export interface Benchmark {
-  name: string;
-  /** Data the benchmark needs (tables, records) and the request it repeats. */
-  prepare: (env: BenchEnv) => Promise<Request>;
-  /**
-   * The bare side, when it is more than a route returning a fixed body: a handler doing the
-   * same work with bare `pg` (the same rows by a direct query), built once per run.
-   */
-  bare?: (env: BenchEnv) => (request: FastifyRequest) => Promise<unknown>;
-  /** Items each request handles (a bulk write): the line then also shows items/s. */
-  perRequest?: number;
-}
+export type { Benchmark, BenchEnv, Request };
 
 export const BENCHMARKS: Benchmark[] = [
   {
@@ -149,7 +122,7 @@ async function startBenchPlatform(): Promise<{ platform: Platform; app: FastifyI
     LOG_LEVEL: 'info',
   });
   const log = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }));
-  const platform = await startPlatform(config, log, MODULE_SEEDS);
+  const platform = await startPlatform(config, log, { modules: MODULES, seed: true });
   const app = await buildApp(platform);
   return { platform, app, dataDir };
 }

@@ -4,7 +4,7 @@
 // query and returns it as stored (no access check, no decryption).
 import { sealValue } from '../subgraphs/secrets/secret-crypto.js';
 import { ensureSystemTypes } from '../subgraphs/secrets/secret-type.service.js';
-import type { Benchmark, BenchEnv } from './run.js';
+import type { Benchmark, BenchEnv } from './bench-types.js';
 
 const HOST = 'bench-secrets.localhost';
 const KEY = 'bench-db';

@@ -2,7 +2,7 @@
 // organizations (a page of 20) and reads a site by slug; the bare side runs one direct `pg`
 // query for the same rows (a prepared statement, as the platform's are), with no access
 // check, and returns them in the same shape.
-import type { Benchmark, BenchEnv } from './run.js';
+import type { Benchmark, BenchEnv } from './bench-types.js';
 
 async function world({ platform, user }: BenchEnv): Promise<{ siteSlug: string }> {
   const q = (sql: string, params: unknown[] = []) => platform.pool.query(sql, params);

@@ -14,8 +14,8 @@ import { registerHealthRoutes } from './health.js';
 import { RateLimiter } from './rate-limit.js';
 import { renderRestError } from './rest/render-error.js';
 import { registerRestRoutes } from './rest/register.js';
-import { ROUTES } from './rest/route-table.js';
-import type { ErrorStyle, RouteSpec } from './rest/types.js';
+import { moduleErrorRenderer, ROUTES } from './rest/route-table.js';
+import type { RestErrorRenderer, RouteSpec } from '../subgraphs/core/rest.js';
 import { requestHost, resolveTenant } from './tenant.js';
 
 declare module 'fastify' {
@@ -97,9 +97,9 @@ function allowedMethods(app: FastifyInstance, path: string): string[] {
   return ROUTE_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
 }
 
-export function sendError(reply: FastifyReply, err: AppError, style: ErrorStyle = 'console'): FastifyReply {
+export function sendError(reply: FastifyReply, err: AppError, renderer?: RestErrorRenderer): FastifyReply {
   if (err.headers) reply.headers(err.headers);
-  return reply.code(err.status).type('application/json').send(renderRestError(err, style));
+  return reply.code(err.status).type('application/json').send(renderRestError(err, renderer));
 }
 
 export async function buildApp(platform: Platform, opts: AppOptions = {}): Promise<FastifyInstance> {
@@ -174,7 +174,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   });
 
   app.setErrorHandler((err, request, reply) => {
-    const style = (request.route?.config ?? request.routeOptions.config)?.spec?.errorStyle ?? 'console';
+    const style = moduleErrorRenderer((request.route?.config ?? request.routeOptions.config)?.spec);
     const appErr = toAppError(err, request, config.bodyLimitBytes);
     if (appErr) return sendError(reply, appErr, style);
     request.ctx?.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'unhandled error');

@@ -3,17 +3,24 @@
 // Each subgraph runs in-process (LocalGraphQLDataSource, no HTTP hop) unless
 // SUBGRAPH_<NAME>_URL says where it is served; then the gateway reaches it over HTTP and
 // sends the request context as a signed header.
-import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
-import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway/dist/datasources/types.js';
+import {
+  ApolloGateway,
+  LocalGraphQLDataSource,
+  RemoteGraphQLDataSource,
+  type GraphQLDataSource,
+  type GraphQLDataSourceProcessOptions,
+} from '@apollo/gateway';
+
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../subgraphs/core/platform.js';
-import { CONTEXT_HEADER, signContextToken } from '../subgraphs/context-token.js';
-import { formatGraphqlError, internalErrorLogger } from '../subgraphs/graphql-errors.js';
-import { buildSubgraph, isSubgraphName, readSupergraph } from '../subgraphs/registry.js';
-import { createSubgraphContext, type SubgraphContext } from '../subgraphs/subgraph-context.js';
-import { executeGraphql } from './graphql-http.js';
+import { CONTEXT_HEADER, signContextToken } from '../subgraphs/core/graphql/context-token.js';
+import { formatGraphqlError, internalErrorLogger } from '../subgraphs/core/graphql/errors.js';
+import { ConfigError } from '../subgraphs/core/config.js';
+import { buildSubgraph, isSubgraphName, readSupergraph, SUBGRAPH_NAMES } from '../subgraphs/registry.js';
+import { createSubgraphContext, type SubgraphContext } from '../subgraphs/core/graphql/context.js';
+import { executeGraphql } from '../subgraphs/core/graphql/http.js';
 
 /** A subgraph over HTTP: each fetch carries the request context, signed for the subgraph. */
 class SignedRemoteDataSource extends RemoteGraphQLDataSource<SubgraphContext> {
@@ -37,6 +44,11 @@ function dataSource(platform: Platform, name: string): GraphQLDataSource<Subgrap
 }
 
 export async function createGraphqlServer(platform: Platform): Promise<ApolloServer<SubgraphContext>> {
+  for (const name of Object.keys(platform.config.subgraphUrls)) {
+    if (!isSubgraphName(name)) {
+      throw new ConfigError(`SUBGRAPH_${name.toUpperCase()}_URL`, `no module "${name}" has a subgraph (${SUBGRAPH_NAMES.join(', ')})`);
+    }
+  }
   const log = platform.log.child({ component: 'graphql' });
   const gateway = new ApolloGateway({
     supergraphSdl: readSupergraph(),

@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig } from '../subgraphs/core/config.js';
 import { createLogger } from '../subgraphs/core/logger.js';
 import { startPlatform } from '../subgraphs/core/platform.js';
-import { MODULE_SEEDS } from '../subgraphs/seeds.js';
+import { MODULES } from '../subgraphs/modules.js';
 import { buildApp } from './app.js';
 
 async function main(): Promise<void> {
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   const started = Date.now();
-  const platform = await startPlatform(config, log, MODULE_SEEDS);
+  const platform = await startPlatform(config, log, { modules: MODULES, seed: true });
   const app = await buildApp(platform);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

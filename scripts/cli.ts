@@ -6,7 +6,7 @@ import { errors, isAppError } from '../subgraphs/core/errors.js';
 import { createLogger } from '../subgraphs/core/logger.js';
 import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
 import { rotateKeys } from '../subgraphs/secrets/key-rotation.js';
-import { MODULE_SEEDS } from '../subgraphs/seeds.js';
+import { MODULES } from '../subgraphs/modules.js';
 import { createSuperuser } from '../subgraphs/tenancy/user.service.js';
 
 type Command = (platform: Platform, args: string[]) => Promise<string>;
@@ -71,7 +71,7 @@ async function main(): Promise<number> {
   let platform: Platform | null = null;
   try {
     const config = loadConfig();
-    platform = await startPlatform(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), MODULE_SEEDS);
+    platform = await startPlatform(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), { modules: MODULES, seed: true });
     process.stdout.write(`${await command.run(platform, args)}\n`);
     return 0;
   } catch (e) {

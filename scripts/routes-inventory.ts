@@ -4,14 +4,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROUTES } from '../gateway/rest/route-table.js';
+import { MODULES } from '../subgraphs/modules.js';
 import { DOCUMENTED_ROUTES, EXTRA_ROUTES } from '../schema/rest/documented-routes.js';
 import { buildInventory, renderRoutesMd } from '../schema/rest/inventory.js';
 
 export const ROUTES_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../schema/rest/ROUTES.md');
 
 function main(): void {
-  const inventory = buildInventory(ROUTES, DOCUMENTED_ROUTES, EXTRA_ROUTES);
+  const inventory = buildInventory(
+    MODULES.flatMap((m) => m.routes),
+    DOCUMENTED_ROUTES,
+    EXTRA_ROUTES,
+  );
   const text = renderRoutesMd(inventory);
   const current = fs.existsSync(ROUTES_MD) ? fs.readFileSync(ROUTES_MD, 'utf8') : '';
   if (process.argv.includes('--check')) {

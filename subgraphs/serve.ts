@@ -6,20 +6,21 @@ import { pathToFileURL } from 'node:url';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { executeGraphql } from '../gateway/graphql-http.js';
+import { executeGraphql } from './core/graphql/http.js';
 import { ConfigError, loadConfig } from './core/config.js';
 import type { RequestContext } from './core/context.js';
 import { AppError, errors } from './core/errors.js';
 import { createLogger } from './core/logger.js';
 import { startPlatform, type Platform } from './core/platform.js';
-import { CONTEXT_HEADER, verifyContextToken } from './context-token.js';
-import { formatGraphqlError, internalErrorLogger } from './graphql-errors.js';
-import { buildSubgraph, isSubgraphName, SUBGRAPH_NAMES, type SubgraphName } from './registry.js';
-import { createSubgraphContext, type SubgraphContext } from './subgraph-context.js';
-import { siteRepository } from './tenancy/site.repository.js';
+import { MODULES } from './modules.js';
+import { CONTEXT_HEADER, verifyContextToken } from './core/graphql/context-token.js';
+import { formatGraphqlError, internalErrorLogger } from './core/graphql/errors.js';
+import { buildSubgraph, isSubgraphName, SUBGRAPH_NAMES } from './registry.js';
+import { createSubgraphContext, type SubgraphContext } from './core/graphql/context.js';
+import { siteRepository } from './tenancy/tenancy.api.js';
 
 export interface SubgraphServer {
-  name: SubgraphName;
+  name: string;
   /** The GraphQL endpoint, for SUBGRAPH_<NAME>_URL. */
   url: string;
   port: number;
@@ -27,7 +28,7 @@ export interface SubgraphServer {
 }
 
 /** The request context the gateway signed, with the site reloaded from the database. */
-async function contextFrom(platform: Platform, name: SubgraphName, request: FastifyRequest): Promise<RequestContext> {
+async function contextFrom(platform: Platform, name: string, request: FastifyRequest): Promise<RequestContext> {
   const claims = verifyContextToken(request.headers[CONTEXT_HEADER], platform.keys.subgraphSecret);
   const site = claims.siteId === null ? null : await siteRepository.refById(platform.pool, claims.siteId);
   if (claims.siteId !== null && !site) throw errors.tenantNotFound(claims.host);
@@ -49,7 +50,7 @@ function sendGraphqlError(reply: FastifyReply, err: AppError): FastifyReply {
 
 export async function startSubgraphServer(
   platform: Platform,
-  name: SubgraphName,
+  name: string,
   listen: { host?: string; port?: number } = {},
 ): Promise<SubgraphServer> {
   const server = new ApolloServer<SubgraphContext>({
@@ -87,7 +88,7 @@ export async function startSubgraphServer(
   return { name, url: `http://${urlHost}:${port}/graphql`, port, close: () => app.close() };
 }
 
-function parseArgs(argv: string[]): { name: SubgraphName; port?: number } {
+function parseArgs(argv: string[]): { name: string; port?: number } {
   const rest = [...argv];
   let port: number | undefined;
   const i = rest.indexOf('--port');
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
   const configured = config.subgraphUrls[args.name];
   const port = args.port ?? (configured ? Number(new URL(configured).port) || config.port : config.port);
   // Seeding (permissions, first superuser) is the gateway process's work; migrations run here too.
-  const platform = await startPlatform(config, log);
+  const platform = await startPlatform(config, log, { modules: MODULES });
   const served = await startSubgraphServer(platform, args.name, { host: config.host, port });
   log.info({ url: served.url }, 'subgraph listening');
   let stopping = false;

@@ -5,10 +5,10 @@ import type { FastifyRequest } from 'fastify';
 import { ANONYMOUS, type Principal, type UserPrincipal } from '../../subgraphs/core/context.js';
 import { errors } from '../../subgraphs/core/errors.js';
 import type { Platform } from '../../subgraphs/core/platform.js';
-import { apiKeyPrincipal } from './api-key.service.js';
-import { CSRF_HEADER, SESSION_COOKIE, csrfMatches, findSession } from './session.service.js';
-import type { AuthUser } from './token.repository.js';
-import { userForAccessToken } from './token.service.js';
+import { apiKeyPrincipal } from '../../subgraphs/auth/api-key.service.js';
+import { CSRF_HEADER, SESSION_COOKIE, csrfMatches, findSession } from '../../subgraphs/auth/session.service.js';
+import type { AuthUser } from '../../subgraphs/auth/token.repository.js';
+import { userForAccessToken } from '../../subgraphs/auth/token.service.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

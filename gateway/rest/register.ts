@@ -2,7 +2,7 @@
 // directly: no gateway, no loopback HTTP.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../subgraphs/core/errors.js';
-import { mountedPaths, RestResult, type RestInput, type RouteSpec } from './types.js';
+import { mountedPaths, RestResult, type RestInput, type RouteSpec } from '../../subgraphs/core/rest.js';
 
 function defaultStatus(spec: RouteSpec): number {
   if (spec.status) return spec.status;

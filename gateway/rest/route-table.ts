@@ -1,23 +1,11 @@
-// The REST route table: every module's routes, in one list.
-import { authRoutes } from '../auth/auth.routes.js';
-import { organizationsRoutes } from '../../subgraphs/tenancy/organizations.routes.js';
-import { sitesRoutes } from '../../subgraphs/tenancy/sites.routes.js';
-import { usersRoutes } from '../../subgraphs/tenancy/users.routes.js';
-import { secretTypesAndTagsRoutes } from '../../subgraphs/secrets/tags.routes.js';
-import { secretsRoutes } from '../../subgraphs/secrets/secrets.routes.js';
-import { datatableRoutes } from '../../subgraphs/data/tables.routes.js';
-import { recordReadRoutes } from '../../subgraphs/data/records-read.routes.js';
-import { recordWriteRoutes } from '../../subgraphs/data/records-write.routes.js';
-import type { RouteSpec } from './types.js';
+// The REST route table: every module's routes (subgraphs/modules.ts), in one list.
+import type { RestErrorRenderer, RouteSpec } from '../../subgraphs/core/rest.js';
+import { MODULES } from '../../subgraphs/modules.js';
 
-export const ROUTES: RouteSpec[] = [
-  ...organizationsRoutes,
-  ...sitesRoutes,
-  ...usersRoutes,
-  ...authRoutes,
-  ...secretTypesAndTagsRoutes,
-  ...secretsRoutes,
-  ...datatableRoutes,
-  ...recordReadRoutes,
-  ...recordWriteRoutes,
-];
+export const ROUTES: RouteSpec[] = MODULES.flatMap((m) => m.routes);
+
+const RENDERERS = new Map<string, RestErrorRenderer>(MODULES.filter((m) => m.restErrors).map((m) => [m.name, m.restErrors!]));
+
+/** The error envelope of the module that owns a route (undefined: the console envelope). */
+export const moduleErrorRenderer = (spec: RouteSpec | undefined): RestErrorRenderer | undefined =>
+  spec ? RENDERERS.get(spec.module) : undefined;

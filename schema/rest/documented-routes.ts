@@ -4,7 +4,7 @@
 //
 // Paths are relative to /api, in the route table's form (`:name` parameters, trailing slash,
 // `*` for a bucket-relative object path). Console routes are also served under /api/cloud/.
-import type { HttpMethod, RouteSpec } from '../../gateway/rest/types.js';
+import type { HttpMethod, RouteSpec } from '../../subgraphs/core/rest.js';
 
 export interface DocumentedRoute {
   method: HttpMethod;

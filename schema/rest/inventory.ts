@@ -1,7 +1,7 @@
 // The REST route inventory: documented routes (documented-routes.ts) against the live route
 // table. Pure functions, so the generator (scripts/routes-inventory.ts) and the staleness test
 // (test/unit/route-inventory.test.ts) compute exactly the same text.
-import { mountedPaths, type RouteSpec } from '../../gateway/rest/types.js';
+import { mountedPaths, type RouteSpec } from '../../subgraphs/core/rest.js';
 import { EDGE_ENDPOINTS, type DocumentedRoute, type ExtraRoute } from './documented-routes.js';
 
 type TableRoute = Pick<RouteSpec, 'method' | 'path' | 'scope' | 'module'>;

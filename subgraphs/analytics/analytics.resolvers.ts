@@ -1,10 +1,10 @@
 // Analytics subgraph resolvers: App.queries.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver } from 'graphql-scalars';
-import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../subgraph-context.js';
+import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
 import { listQueries, type AnalyticsQueryView } from './query.service.js';
 
-export const analyticsResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const analyticsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   App: {
     queries: (app: { id: string }, args: PageArgs, { ctx }) =>

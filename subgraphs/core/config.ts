@@ -56,7 +56,6 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-const SUBGRAPH_NAMES = ['tenancy', 'storage', 'secrets', 'analytics', 'data', 'events'] as const;
 const DURATIONS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400 };
 
 function str(env: Env, name: string, fallback: string): string {
@@ -155,12 +154,17 @@ function parseOidc(env: Env): OidcProviderConfig[] {
   });
 }
 
+/**
+ * `SUBGRAPH_<NAME>_URL` variables, by lower-case module name. Which names exist is the
+ * modules' business: the gateway refuses a name no module has (naming the variable).
+ */
 function subgraphUrls(env: Env): Record<string, string> {
   const urls: Record<string, string> = {};
-  for (const name of SUBGRAPH_NAMES) {
-    const variable = `SUBGRAPH_${name.toUpperCase()}_URL`;
+  for (const variable of Object.keys(env)) {
+    const m = /^SUBGRAPH_([A-Z0-9]+)_URL$/.exec(variable);
+    if (!m) continue;
     const value = url(env, variable, ['http:', 'https:']);
-    if (value) urls[name] = value;
+    if (value) urls[m[1].toLowerCase()] = value;
   }
   return urls;
 }
@@ -249,5 +253,3 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
   }
   return Object.freeze(config);
 }
-
-export { SUBGRAPH_NAMES };

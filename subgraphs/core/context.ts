@@ -1,55 +1,20 @@
-// The one request context object carried to every service, repository and job.
+// The one request context object carried to every service, repository and job, and the
+// Platform it reaches: the shared resources of the process (startPlatform in platform.ts).
+import type pg from 'pg';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Platform } from './platform.js';
+import type { AuthCaches } from './auth-cache.js';
+import type { Config } from './config.js';
+import type { Db } from './db.js';
+import type { GrantCache } from './grant-cache.js';
+import type { Hooks } from './hooks.js';
+import type { Principal, SiteRef } from './identity.js';
+import type { InvalidationBus } from './invalidation.js';
+import type { KeyRing } from './keys.js';
+import type { PermissionCatalogue } from './permissions.js';
+import type { TenantCache } from './tenant-cache.js';
 
-/**
- * The signed-in user's own fields as authentication loaded them: at most the auth cache's
- * bound old (docs/auth.md), fresh in the process that changed them. Never a password hash.
- */
-export interface PrincipalUserRow {
-  slug: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  createdAt: Date;
-  lastLogin: Date | null;
-}
-
-export interface UserPrincipal {
-  kind: 'user';
-  via: 'jwt' | 'session';
-  userId: number;
-  uuid: string;
-  username: string;
-  isStaff: boolean;
-  isSuperuser: boolean;
-  /** JWT id of the access token, when authenticated by JWT. */
-  jti?: string;
-  row?: PrincipalUserRow;
-}
-
-export interface ApiKeyPrincipal {
-  kind: 'api_key';
-  keyId: number;
-  appId: number;
-  siteId: number;
-}
-
-export interface AnonymousPrincipal {
-  kind: 'anonymous';
-}
-
-export type Principal = UserPrincipal | ApiKeyPrincipal | AnonymousPrincipal;
-
-export interface SiteRef {
-  id: number;
-  uuid: string;
-  slug: string;
-  name: string;
-  schemaName: string;
-  organizationId: number;
-  environment: string;
-}
+export * from './identity.js';
 
 export interface RequestContext {
   requestId: string;
@@ -64,6 +29,22 @@ export interface RequestContext {
   log: Logger;
 }
 
-export const ANONYMOUS: AnonymousPrincipal = Object.freeze({ kind: 'anonymous' });
-
-export const isUser = (p: Principal): p is UserPrincipal => p.kind === 'user';
+export interface Platform {
+  config: Readonly<Config>;
+  log: Logger;
+  pool: pg.Pool;
+  prisma: Db;
+  redis: Redis | null;
+  keys: KeyRing;
+  databaseUrl: string;
+  /** Every module's permissions. */
+  permissions: PermissionCatalogue;
+  /** Hook points between modules and the module APIs. */
+  hooks: Hooks<RequestContext>;
+  /** Cache invalidation for this process and every other one on the same database. */
+  invalidation: InvalidationBus;
+  tenants: TenantCache;
+  auth: AuthCaches;
+  grants: GrantCache;
+  close(): Promise<void>;
+}

@@ -1,32 +1,32 @@
 // Boots the platform's shared resources once: database (embedded or external), migrations,
-// Prisma, Redis, keys, seed data. Everything else receives the resulting Platform object.
+// Prisma, Redis, keys, the modules (permission catalogue, hooks, seeds) and the per-process
+// caches with their cross-process invalidation. Everything else receives the Platform object.
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { AuthCaches } from './auth-cache.js';
+import type { Platform } from './context.js';
 import type { Config } from './config.js';
-import { createPool, createPrisma, type Db } from './db.js';
+import { createPool, createPrisma } from './db.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
-import { loadKeyRing, type KeyRing } from './keys.js';
+import { GrantCache } from './grant-cache.js';
+import { Hooks } from './hooks.js';
+import { InvalidationBus } from './invalidation.js';
+import { loadKeyRing } from './keys.js';
 import { migrate } from './migrate.js';
+import type { ModuleManifest } from './module.js';
+import { PermissionCatalogue } from './permissions.js';
 import { TenantCache } from './tenant-cache.js';
 
-export interface Platform {
-  config: Readonly<Config>;
-  log: Logger;
-  pool: pg.Pool;
-  prisma: Db;
-  redis: Redis | null;
-  keys: KeyRing;
-  tenants: TenantCache;
-  databaseUrl: string;
-  close(): Promise<void>;
-}
+export type { Platform };
 
-export interface BootHooks {
-  /** Seeds and first-run work that belong to modules (permissions, first superuser, ...). */
-  afterMigrate?: (platform: Platform) => Promise<void>;
+export interface PlatformOptions {
+  /** The modules to run; every entry point passes subgraphs/modules.ts's list. */
+  modules?: readonly ModuleManifest[];
+  /** Run the modules' seeds (permissions, first superuser) after the migrations. */
+  seed?: boolean;
 }
 
 const EMBEDDED_DB = 'platform';
@@ -44,7 +44,8 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
-export async function startPlatform(config: Readonly<Config>, log: Logger, hooks: BootHooks = {}): Promise<Platform> {
+export async function startPlatform(config: Readonly<Config>, log: Logger, opts: PlatformOptions = {}): Promise<Platform> {
+  const modules = opts.modules ?? [];
   fs.mkdirSync(config.dataDir, { recursive: true });
   let embedded: EmbeddedServer | null = null;
   let databaseUrl = config.databaseUrl;
@@ -62,6 +63,7 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, hooks
     else log.error({ err: e.message }, 'idle database connection failed');
   });
   let redis: Redis | null = null;
+  const invalidation = new InvalidationBus(databaseUrl, log);
   try {
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'platform migrations applied');
@@ -80,17 +82,31 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, hooks
       redis,
       keys,
       databaseUrl,
+      permissions: new PermissionCatalogue(modules.flatMap((m) => m.permissions ?? [])),
+      hooks: new Hooks(),
+      invalidation,
       tenants: new TenantCache(pool),
+      auth: new AuthCaches(),
+      grants: new GrantCache(),
       async close() {
+        await invalidation.close();
         await prisma.$disconnect().catch(() => undefined);
         await pool.end().catch(() => undefined);
         if (redis) await redis.quit().catch(() => undefined);
         if (embedded) await embedded.stop();
       },
     };
-    await hooks.afterMigrate?.(platform);
+    invalidation.on((change) => {
+      platform.tenants.apply(change);
+      platform.auth.apply(change);
+      platform.grants.apply(change);
+    });
+    await invalidation.start();
+    for (const m of modules) m.register?.(platform);
+    if (opts.seed) for (const m of modules) await m.seed?.(platform);
     return platform;
   } catch (e) {
+    await invalidation.close();
     await pool.end().catch(() => undefined);
     redis?.disconnect();
     if (embedded) await embedded.stop();

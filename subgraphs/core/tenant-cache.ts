@@ -1,7 +1,9 @@
-// Host → site resolution for tenant detection, cached per process. Writers of domains and
-// sites call invalidate() so a change takes effect at once.
+// Host → site resolution for tenant detection, cached per process (platform.tenants). Writers
+// of domains and sites publish a `tenant` invalidation, so a change takes effect at once here
+// and within a second in every other process.
 import type pg from 'pg';
-import type { SiteRef } from './context.js';
+import type { SiteRef } from './identity.js';
+import type { Invalidation } from './invalidation.js';
 
 interface Entry {
   site: SiteRef | null;
@@ -43,6 +45,11 @@ export class TenantCache {
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(host, { site, expires: now + TTL_MS });
     return site;
+  }
+
+  apply(change: Invalidation): void {
+    if (change.kind === 'tenant') this.invalidate(change.host);
+    else if (change.kind === 'all') this.invalidate();
   }
 
   /** Forget one host, or everything (after a site-wide change). */

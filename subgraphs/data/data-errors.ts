@@ -29,3 +29,9 @@ export const dataErrors = {
   unprocessable: (detail: string) =>
     new AppError({ code: 'unprocessable', status: 422, message: 'The request cannot be processed.', details: { detail } }),
 };
+
+/** The data service's REST envelope (seed 3 "Errors"), for the module manifest. */
+export function renderDataError(err: AppError): Record<string, unknown> {
+  if (err.errors) return { error: err.message, details: err.errors };
+  return { error: err.message, detail: err.details?.detail ?? err.message, ...(err.details?.field ? { field: err.details.field } : {}) };
+}

@@ -1,7 +1,7 @@
 // Data subgraph resolvers: App.tables, datatable, createSchema, deleteTable (adapters only).
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
-import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../subgraph-context.js';
+import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
 import { createSchemaGql, deleteTableGql, findTable, listTables, type DataTableView } from './table.service.js';
 
 interface TableArgs {
@@ -9,7 +9,7 @@ interface TableArgs {
   name: string;
 }
 
-export const dataResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const dataResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   App: {

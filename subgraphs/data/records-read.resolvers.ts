@@ -1,8 +1,7 @@
 // Data subgraph resolvers (records-read): `records` and `record` (DECISIONS §11). Arguments
 // become the REST query the read service parses, so both transports answer alike.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { ResolverMap } from '../core/graphql/resolvers.js';
 import type { Query } from '../core/listing.js';
-import type { SubgraphContext } from '../subgraph-context.js';
 import { toGraphRecord } from './query/graph-record.js';
 import { findRecord, listRecords } from './query/record-read.service.js';
 
@@ -30,7 +29,7 @@ function recordsQuery(args: RecordsArgs): Query {
   return q;
 }
 
-export const recordReadResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const recordReadResolvers: ResolverMap = {
   Query: {
     records: async (_: unknown, args: RecordsArgs, { ctx }) => {
       const list = await listRecords(ctx, args.app, args.table, recordsQuery(args));

@@ -1,11 +1,11 @@
 // REST routes of the data service (records-read); see docs/data-service.md.
-import type { RouteSpec } from '../../gateway/rest/types.js';
+import type { RouteSpec } from '../core/rest.js';
 import { getRecord, listEnvelope, listRecords } from './query/record-read.service.js';
 
 type Handler = RouteSpec['handler'];
 
 function route(path: string, summary: string, handler: Handler): RouteSpec {
-  return { method: 'GET', path, scope: 'site', auth: 'required', errorStyle: 'data', module: 'data', summary, handler };
+  return { method: 'GET', path, scope: 'site', auth: 'required', module: 'data', summary, handler };
 }
 
 export const recordReadRoutes: RouteSpec[] = [

@@ -1,7 +1,6 @@
 // Data subgraph resolvers (records-write): the write mutations of DECISIONS §11, calling the
 // same services as the REST routes, so both transports validate and answer alike.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import type { SubgraphContext } from '../subgraph-context.js';
+import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { dataErrors } from './data-errors.js';
 import type { DeletedMode } from './query/filter.js';
 import { toGraphRecord } from './query/graph-record.js';
@@ -34,7 +33,7 @@ function deletedMode(args: DeletedArgs): DeletedMode {
   return args.hardDelete && args.includeDeleted == null && args.onlyDeleted == null ? 'include' : 'exclude';
 }
 
-export const recordWriteResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const recordWriteResolvers: ResolverMap = {
   Mutation: {
     createRecord: async (_: unknown, a: TableArgs & { data: unknown }, { ctx }) => {
       if (Array.isArray(a.data)) throw dataErrors.validation({ data: ['Use createRecords for a list.'] });

@@ -1,6 +1,6 @@
 // REST routes of record writes (docs/data-service.md "Records", "Envelopes"): adapters that
 // parse the query string and call one service function each.
-import { RestResult, type RouteSpec } from '../../gateway/rest/types.js';
+import { RestResult, type RouteSpec } from '../core/rest.js';
 import { param, type Query } from '../core/listing.js';
 import { dataErrors } from './data-errors.js';
 import { filterEntries } from './query/filter.js';
@@ -20,7 +20,7 @@ import {
 type Handler = RouteSpec['handler'];
 
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, extra: Partial<RouteSpec> = {}): RouteSpec {
-  return { method, path, scope: 'site', auth: 'required', errorStyle: 'data', module: 'data', summary, handler, ...extra };
+  return { method, path, scope: 'site', auth: 'required', module: 'data', summary, handler, ...extra };
 }
 
 const DATA = '/apps/:app/datatables/:name/data/';

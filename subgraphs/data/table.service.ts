@@ -5,7 +5,7 @@ import type { RequestContext } from '../core/context.js';
 import { prepared } from '../core/db.js';
 import { isAppError } from '../core/errors.js';
 import { parsePage, type Query } from '../core/listing.js';
-import { requireApp } from '../tenancy/app.service.js';
+import { requireApp } from '../tenancy/tenancy.api.js';
 import type { DataTable } from './model/table-model.js';
 import { catalogueRepository } from './table/catalogue.repository.js';
 import { loadTable, tableFromRow } from './table/table-access.js';

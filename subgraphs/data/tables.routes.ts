@@ -1,11 +1,11 @@
 // REST routes of the data service (tables); see docs/data-service.md "Tables".
-import { RestResult, type RouteSpec } from '../../gateway/rest/types.js';
+import { RestResult, type RouteSpec } from '../core/rest.js';
 import { createSchema, deleteTable, getTable, listTablesRest } from './table/table.service.js';
 
 type Handler = RouteSpec['handler'];
 
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, extra: Partial<RouteSpec> = {}): RouteSpec {
-  return { method, path, scope: 'site', auth: 'required', errorStyle: 'data', module: 'data', summary, handler, ...extra };
+  return { method, path, scope: 'site', auth: 'required', module: 'data', summary, handler, ...extra };
 }
 
 const TABLES = '/apps/:app/datatables/';

@@ -1,10 +1,10 @@
 // Events subgraph resolvers: App.functions.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver } from 'graphql-scalars';
-import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../subgraph-context.js';
+import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
 import { listFunctions, type FunctionView } from './function.service.js';
 
-export const eventsResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const eventsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   App: {
     functions: (app: { id: string }, args: PageArgs, { ctx }) =>

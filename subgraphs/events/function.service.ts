@@ -2,7 +2,7 @@
 // events routes (DECISIONS §7); an app starts with none.
 import type { RequestContext } from '../core/context.js';
 import { parsePage, type Query } from '../core/listing.js';
-import { requireApp } from '../tenancy/app.service.js';
+import { requireApp } from '../tenancy/tenancy.api.js';
 
 export interface FunctionView {
   id: number;

@@ -3,7 +3,7 @@
 import type { RequestContext, SiteRef } from '../core/context.js';
 import { prepared } from '../core/db.js';
 import { AppError, errors } from '../core/errors.js';
-import { can } from '../tenancy/access.service.js';
+import { can } from '../tenancy/tenancy.api.js';
 
 /** An error in the seed's secrets envelope `{error, detail}` (render-error 'secrets'). */
 export const secretsError = (status: number, code: string, error: string, detail: unknown) =>

@@ -1,7 +1,7 @@
 // Secret lists (REST `GET /api/secrets/`, GraphQL `Site.secrets`) and a key's history.
 import type { RequestContext } from '../core/context.js';
 import { param, parseOrdering, parsePage, parseSearch, toPage, type Query } from '../core/listing.js';
-import { requireSite } from '../tenancy/site.service.js';
+import { requireSite } from '../tenancy/tenancy.api.js';
 import { historyPage, type HistoryPage } from './history.service.js';
 import { requireRead, secretNotFound, tierOf } from './secret-access.js';
 import { secretRepository, type ListFilter } from './secret.repository.js';

@@ -1,6 +1,6 @@
 // Secret types of a site (seed 2 "Secret type", DECISIONS §9): the JSON Schemas secret values
 // must satisfy. Exports for the secrets module: requireSecretType, validateSecretValue,
-// ensureSystemTypes. Error bodies follow the seed's Secrets table (errorStyle 'secrets').
+// ensureSystemTypes. Error bodies follow the seed's Secrets table (secrets-errors.ts).
 import { Ajv, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { RequestContext, SiteRef } from '../core/context.js';
@@ -9,11 +9,12 @@ import { AppError, errors, type FieldErrors } from '../core/errors.js';
 import { param, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
 import { toFieldErrors } from '../core/validate.js';
-import { can } from '../tenancy/access.service.js';
+import { can } from '../tenancy/tenancy.api.js';
 import * as repo from './secret-type.repository.js';
 
-export type Sensitivity = 'public' | 'private' | 'sensitive';
-export const SENSITIVITIES: Sensitivity[] = ['public', 'private', 'sensitive'];
+import { SENSITIVITIES, type Sensitivity } from './system-types.js';
+
+export { SENSITIVITIES, type Sensitivity };
 export const TYPE_KINDS = ['system', 'custom'] as const;
 
 export interface SecretTypeRecord {

@@ -1,8 +1,8 @@
 // REST routes of secret types (seed 2 "Secrets: types, secrets, tags"). Adapters only.
-import type { RestInput, RouteSpec } from '../../gateway/rest/types.js';
+import type { RestInput, RouteSpec } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
 import { toPage, type PageRequest } from '../core/listing.js';
-import { resolveApp } from '../tenancy/app.service.js';
+import { resolveApp } from '../tenancy/tenancy.api.js';
 import type { SecretTypeRow } from './secret-type.repository.js';
 import { createSecretType, deleteSecretType, getSecretType, listSecretTypes, updateSecretType } from './secret-type.service.js';
 
@@ -36,7 +36,6 @@ function route(method: RouteSpec['method'], path: string, summary: string, handl
     path,
     scope: 'site',
     auth: 'required',
-    errorStyle: 'secrets',
     module: 'secrets',
     summary,
     handler,

@@ -6,7 +6,7 @@ import { queryPage } from '../core/paged-query.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { prepared, type Tx } from '../core/db.js';
 import type { SealedValue } from './secret-crypto.js';
-import type { Sensitivity } from './secret-type.service.js';
+import type { Sensitivity } from './system-types.js';
 
 export interface SecretRow {
   id: number;

@@ -5,11 +5,10 @@
 import type { RequestContext } from '../core/context.js';
 import { isUniqueViolation, type Tx } from '../core/db.js';
 import { param, type Query } from '../core/listing.js';
-import { accessPredicate } from '../tenancy/access.service.js';
+import { accessPredicate } from '../tenancy/tenancy.api.js';
 import { recordHistory } from './history.service.js';
 import { actor, denyRead, requireWrite, secretNotFound, secretsError, siteOf, SITE_TIER, tierOf, type Tier } from './secret-access.js';
 import { openValue, sealValue, type SecretIdentity } from './secret-crypto.js';
-import { recentGrant, rememberGrant } from '../core/grant-cache.js';
 import { secretRepository, type ReadRow, type SecretRow } from './secret.repository.js';
 import { requireSecretType, validateSecretValue, type SecretTypeRecord } from './secret-type.service.js';
 import { resolveTags } from './tag.service.js';
@@ -148,7 +147,7 @@ export async function getSecret(ctx: RequestContext, key: string, query: Query):
   const tier = await tierOf(ctx, param(query, 'app'));
   // Lookup and permission in one query: every answer needs both.
   // A grant seen in the last moments skips the permission predicate (core/grant-cache.ts).
-  const cached = recentGrant<boolean>(ctx, 'secrets:read', String(site.id)) === true;
+  const cached = ctx.platform.grants.recent<boolean>(ctx, 'secrets:read', String(site.id)) === true;
   const access = cached
     ? { sql: 'TRUE', params: [] }
     : ctx.principal.kind === 'anonymous'
@@ -159,7 +158,7 @@ export async function getSecret(ctx: RequestContext, key: string, query: Query):
     .map((t) => t.trim())
     .filter(Boolean);
   const { row, permitted } = await secretRepository.findForRead(ctx.platform.pool, site.id, tier.appId, key, access, wanted.length > 0);
-  if (permitted && !cached) rememberGrant(ctx, 'secrets:read', String(site.id), true);
+  if (permitted && !cached) ctx.platform.grants.remember(ctx, 'secrets:read', String(site.id), true);
   if (row && row.sensitivity !== 'public' && !permitted) throw denyRead(ctx);
   // A caller who may not read the tier learns no more than "forbidden" (signed in) or
   // "authenticate" (anonymous): a missing key and a private one answer alike, so neither

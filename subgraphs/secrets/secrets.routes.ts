@@ -1,12 +1,12 @@
 // REST routes of secrets (seed document 2 "Secrets"): adapters calling one service function each.
-import type { RouteSpec } from '../../gateway/rest/types.js';
+import type { RouteSpec } from '../core/rest.js';
 import { listSecretsRest, secretHistory } from './secret-list.service.js';
 import { createSecret, deleteSecret, getSecret, replaceSecret } from './secret.service.js';
 
 type Handler = RouteSpec['handler'];
 
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, extra: Partial<RouteSpec> = {}): RouteSpec {
-  return { method, path, scope: 'site', auth: 'required', errorStyle: 'secrets', module: 'secrets', summary, handler, ...extra };
+  return { method, path, scope: 'site', auth: 'required', module: 'secrets', summary, handler, ...extra };
 }
 
 /** A secret's REST body; `value` is any JSON (compiled serializer for the hot read). */

@@ -1,6 +1,8 @@
 // The system secret types seeded in every site (DECISIONS §9; seed 2 "Connection secret values").
 // Slugs are fixed: analytics resolves connection secrets by `analytics-<engine>`.
-import type { Sensitivity } from './secret-type.service.js';
+/** How a secret type's values are kept (seed 2 "Secret type"). */
+export type Sensitivity = 'public' | 'private' | 'sensitive';
+export const SENSITIVITIES: Sensitivity[] = ['public', 'private', 'sensitive'];
 
 export interface SystemTypeDef {
   slug: string;

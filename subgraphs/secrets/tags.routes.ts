@@ -1,6 +1,6 @@
 // REST routes of secret tags (seed 2 "Secrets: types, secrets, tags"). Adapters only.
-import type { RouteSpec } from '../../gateway/rest/types.js';
-import { itemsPage, secretTypesRoutes } from './secret-types.routes.js';
+import type { RouteSpec } from '../core/rest.js';
+import { itemsPage } from './secret-types.routes.js';
 import { createTag, deleteTag, getTag, listTags, updateTag, type TagRow } from './tag.service.js';
 
 export const toTagView = (t: TagRow) => ({
@@ -18,7 +18,6 @@ function route(method: RouteSpec['method'], path: string, summary: string, handl
     path,
     scope: 'site',
     auth: 'required',
-    errorStyle: 'secrets',
     module: 'secrets',
     summary,
     handler,
@@ -34,6 +33,3 @@ export const tagsRoutes: RouteSpec[] = [
   route('PATCH', '/tags/:slug/', 'Update a tag', async (ctx, i) => toTagView(await updateTag(ctx, i.params.slug, i.body, true))),
   route('DELETE', '/tags/:slug/', 'Delete a tag (removed from every secret)', async (ctx, i) => deleteTag(ctx, i.params.slug), 200),
 ];
-
-/** Everything the types-and-tags area serves, for the route table. */
-export const secretTypesAndTagsRoutes: RouteSpec[] = [...secretTypesRoutes, ...tagsRoutes];

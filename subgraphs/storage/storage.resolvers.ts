@@ -1,10 +1,10 @@
 // Storage subgraph resolvers: App.buckets.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, SafeIntResolver } from 'graphql-scalars';
-import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../subgraph-context.js';
+import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
 import { listBuckets, type BucketView } from './bucket.service.js';
 
-export const storageResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const storageResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   SafeInt: SafeIntResolver,
   App: {

@@ -8,7 +8,6 @@
 // Staff and superusers hold every permission. An API key acts inside its app's site only.
 import type { RequestContext } from '../core/context.js';
 import { prepared } from '../core/db.js';
-import { grantingPermissions } from './permission.catalog.js';
 
 export type ObjectType = 'organization' | 'site';
 
@@ -57,7 +56,11 @@ export function accessPredicate(ctx: RequestContext, permission: string, type: O
   const n = firstParam;
   return {
     sql: grantSql(type, alias, [`$${n}`, `$${n + 1}`, `$${n + 2}`]),
-    params: [principal.userId, grantingPermissions(permission), type === 'organization' && permission === 'view_organization'],
+    params: [
+      principal.userId,
+      ctx.platform.permissions.granting(permission),
+      type === 'organization' && permission === 'view_organization',
+    ],
   };
 }
 

@@ -1,14 +1,13 @@
 // API keys of an app (DECISIONS §3): created by the site's owners and admins, shown once,
 // stored as a hash only. Revoking one stops it at once in this process (auth cache cleared).
-import { apiKeyService } from '../../gateway/auth/api-key.service.js';
-import { invalidateApiKeys } from '../../gateway/auth/auth-state.js';
+import { apiKeyFormat } from './api-key-format.js';
 import type { RequestContext } from '../core/context.js';
 import { errors, type FieldErrors } from '../core/errors.js';
 import { parsePage, type Query } from '../core/listing.js';
 import { isUuid } from '../core/slug.js';
 import { requireSiteAdmin, resolveApp } from './app.service.js';
 import type { AppRow } from './app.repository.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { bodyObject, textField } from './site.service.js';
 
 export interface ApiKeyView {
@@ -73,7 +72,7 @@ export async function createApiKey(ctx: RequestContext, appRef: string, body: un
   const errs: FieldErrors = {};
   const name = textField(bodyObject(body), 'name', errs, { required: true, max: 100 });
   if (Object.keys(errs).length) throw errors.invalid('Invalid API key.', errs);
-  const generated = apiKeyService.generate();
+  const generated = apiKeyFormat.generate();
   const row = await ctx.platform.prisma.$transaction(async (tx) => {
     const k = await tx.apiKey.create({
       data: {
@@ -116,5 +115,5 @@ export async function revokeApiKey(ctx: RequestContext, appRef: string, ref: str
       changes: { app: app.slug, prefix: key.prefix },
     });
   });
-  invalidateApiKeys(ctx.platform);
+  ctx.platform.invalidation.publish({ kind: 'apiKeys' });
 }

@@ -1,15 +1,13 @@
 // Apps of the site served at the request's host, as the caller may see them (read paths
 // used by GraphQL and by the modules whose records belong to an app).
-import { invalidateApiKeys } from '../../gateway/auth/auth-state.js';
 import type { RequestContext, SiteRef } from '../core/context.js';
-import { tableCountsByApp } from '../data/table-count.js';
 import { isUniqueViolation } from '../core/db.js';
 import { errors, type FieldErrors } from '../core/errors.js';
 import { parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
 import { isUuid, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { accessPredicate, can } from './access.service.js';
 import { appRepository, type AppRow } from './app.repository.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { bodyObject, mayAdminister, textField } from './site.service.js';
 
 export type { AppRow };
@@ -81,10 +79,12 @@ export interface AppView {
 }
 
 export async function toAppViews(ctx: RequestContext, rows: AppRow[]): Promise<AppView[]> {
-  const counts = await tableCountsByApp(
-    ctx,
-    rows.map((r) => r.id),
-  );
+  const counts = rows.length
+    ? await ctx.platform.hooks.api.appTableCounts(
+        ctx,
+        rows.map((r) => r.id),
+      )
+    : new Map<number, number>();
   return rows.map((a) => ({
     id: a.id,
     uuid: a.uuid,
@@ -199,7 +199,7 @@ export async function deleteApp(ctx: RequestContext, ref: string): Promise<void>
     await tx.app.update({ where: { id: app.id }, data: { isActive: false, isDeleted: true, deletedAt: new Date() } });
     await audit(tx, ctx, { action: 'delete', objectType: 'app', objectId: app.uuid, organizationId: site.organizationId, siteId: site.id });
   });
-  invalidateApiKeys(ctx.platform);
+  ctx.platform.invalidation.publish({ kind: 'apiKeys' });
 }
 
 export async function restoreApp(ctx: RequestContext, ref: string): Promise<AppRow> {
@@ -216,7 +216,7 @@ export async function restoreApp(ctx: RequestContext, ref: string): Promise<AppR
         siteId: site.id,
       });
     });
-    invalidateApiKeys(ctx.platform);
+    ctx.platform.invalidation.publish({ kind: 'apiKeys' });
   }
   return resolveApp(ctx, app.uuid);
 }

@@ -1,48 +1,10 @@
-// The audit trail of console objects: who created, changed, deleted or restored what, and
-// when. Entries are written inside the transaction of the change they record, so a change
-// and its entry commit or roll back together. Values of secrets or passwords never go here.
+// Reads of the audit trail (written by audit-log.ts): an organization's trail and the whole
+// trail, with filters.
 import type { RequestContext } from '../core/context.js';
-import type { Tx } from '../core/db.js';
 import { errors } from '../core/errors.js';
 import { param, parseBool, parsePage, type Query } from '../core/listing.js';
 import { auditRepository, type AuditFilter, type AuditRow } from './audit.repository.js';
 import { requireOrganization } from './organization.service.js';
-
-export type AuditAction = 'create' | 'update' | 'delete' | 'restore' | 'purge' | string;
-
-export interface AuditEntry {
-  action: AuditAction;
-  objectType: string;
-  objectId: string | number;
-  organizationId?: number | null;
-  siteId?: number | null;
-  /** Changed attributes (names → new values); never secret values or passwords. */
-  changes?: Record<string, unknown>;
-}
-
-const REDACTED_KEYS = /pass(word)?|secret|token|key_hash|password_hash/i;
-
-function redact(changes: Record<string, unknown> = {}): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, REDACTED_KEYS.test(k) ? '[changed]' : v]));
-}
-
-export function actorId(ctx: RequestContext): number | null {
-  return ctx.principal.kind === 'user' ? ctx.principal.userId : null;
-}
-
-export async function audit(db: Tx, ctx: RequestContext, entry: AuditEntry): Promise<void> {
-  await db.auditLog.create({
-    data: {
-      actorId: actorId(ctx),
-      action: entry.action,
-      objectType: entry.objectType,
-      objectId: String(entry.objectId),
-      organizationId: entry.organizationId ?? null,
-      siteId: entry.siteId ?? null,
-      changes: JSON.parse(JSON.stringify(redact(entry.changes))),
-    },
-  });
-}
 
 // Reads: an organization's trail (owners, manage_organization, staff) and the whole trail
 // (staff). Entries other modules write with an organizationId show in the organization's.

@@ -6,7 +6,7 @@ import { errors, type FieldErrors } from '../core/errors.js';
 import { parsePage, type Query } from '../core/listing.js';
 import { slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { isUniqueViolation } from '../core/db.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { domainRepository } from './domain.repository.js';
 import { siteRepository, type DomainRow, type SiteRow } from './site.repository.js';
 import { bodyObject, getSite, mayAdminister } from './site.service.js';
@@ -105,7 +105,7 @@ export async function createDomain(ctx: RequestContext, siteRef: string, body: u
         return d;
       }),
   });
-  ctx.platform.tenants.invalidate(host!); // a cached "no site here"
+  ctx.platform.invalidation.publish({ kind: 'tenant', host: host! }); // a cached "no site here"
   return findDomain(ctx, site, created.uuid);
 }
 
@@ -143,8 +143,8 @@ export async function updateDomain(ctx: RequestContext, siteRef: string, ref: st
     if (isUniqueViolation(e) && data.domain) throw hostTaken(data.domain); // lost a race for the host
     throw e;
   }
-  ctx.platform.tenants.invalidate(current.domain);
-  if (data.domain) ctx.platform.tenants.invalidate(data.domain);
+  ctx.platform.invalidation.publish({ kind: 'tenant', host: current.domain });
+  if (data.domain) ctx.platform.invalidation.publish({ kind: 'tenant', host: data.domain });
   return findDomain(ctx, site, current.uuid);
 }
 
@@ -168,5 +168,5 @@ export async function deleteDomain(ctx: RequestContext, siteRef: string, ref: st
       changes: { domain: d.domain },
     });
   });
-  ctx.platform.tenants.invalidate(d.domain);
+  ctx.platform.invalidation.publish({ kind: 'tenant', host: d.domain });
 }

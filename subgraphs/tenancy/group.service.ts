@@ -13,7 +13,7 @@ import { errors } from '../core/errors.js';
 import { parseOrdering, parsePage, parseSearch, param, type Query } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
 import { accessPredicate, can } from './access.service.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { groupRepository, type GroupFilter, type GroupMemberRef, type GroupRecord } from './group.repository.js';
 import { asBody, Checker, checkPermissions } from './user-input.js';
 import { userRepository } from './user.repository.js';
@@ -111,7 +111,7 @@ export async function createGroup(ctx: RequestContext, body: unknown): Promise<G
   const name = c.string('name', { required: true, max: 150 });
   const orgRef = c.string('organization', { max: 100 }) || undefined;
   const scope = c.string('scope', { max: 20 }) ?? (orgRef ? 'organization' : 'platform');
-  const permissions = checkPermissions(c) ?? [];
+  const permissions = checkPermissions(c, ctx.platform.permissions.codenames) ?? [];
   if (!SCOPES.includes(scope)) c.add('scope', 'Use "platform" or "organization".');
   if (scope === 'organization' && !orgRef) c.add('organization', 'An organization group needs its organization.');
   if (scope === 'platform' && orgRef) c.add('organization', 'A platform group belongs to no organization.');
@@ -144,7 +144,7 @@ export async function updateGroup(
   await requireManage(ctx, group.scope, group.organizationId);
   const c = new Checker(asBody(body));
   const name = c.string('name', { required: mode === 'replace', max: 150 });
-  const permissions = checkPermissions(c);
+  const permissions = checkPermissions(c, ctx.platform.permissions.codenames);
   if (c.has('scope') && c.body.scope !== group.scope) c.add('scope', 'The scope of a group cannot change.');
   const orgBody = c.body.organization;
   const sameOrg =

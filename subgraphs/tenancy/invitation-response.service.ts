@@ -7,7 +7,7 @@ import type { Tx } from '../core/db.js';
 import { isUniqueViolation } from '../core/db.js';
 import { errors } from '../core/errors.js';
 import { validate } from '../core/validate.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { invitationRepository, type InvitationStatus, type TokenInvitationRow } from './invitation.repository.js';
 import { hashToken, invitationStatus } from './invitation.service.js';
 import { memberRepository } from './member.repository.js';

@@ -8,13 +8,12 @@ import { errors } from '../core/errors.js';
 import { param, parsePage, type Query } from '../core/listing.js';
 import { isUuid } from '../core/slug.js';
 import { validate } from '../core/validate.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { invitationRepository, type InvitationConfig, type InvitationRow, type InvitationStatus } from './invitation.repository.js';
 import { sendInvitationMail } from './mailer.js';
 import { memberRepository } from './member.repository.js';
 import { checkPermissions } from './member.service.js';
 import { requireOrganization, type OrganizationRow } from './organization.service.js';
-import { PERMISSIONS } from './permission.catalog.js';
 import { userRepository } from './user.repository.js';
 
 export interface InvitationView {
@@ -57,7 +56,6 @@ export const hashToken = (token: string): string => crypto.createHash('sha256').
 const expiry = (ctx: RequestContext) => new Date(Date.now() + ctx.platform.config.invitationExpiresDays * 86_400_000);
 
 /** Permissions that make sense on one site: every one but the organization's own. */
-const SITE_PERMISSIONS = new Set(PERMISSIONS.filter((p) => p.resource !== 'organization').map((p) => p.codename));
 
 interface CreateBody {
   invitee_identifier: string;
@@ -115,7 +113,11 @@ async function checkConfig(
     if (!match) throw errors.field(`invitation_config.site.${i}.slug`, `"${entry.slug}" is not a site of this organization.`);
     return {
       slug: match.slug,
-      permissions: checkPermissions(`invitation_config.site.${i}.permissions`, entry.permissions ?? [], SITE_PERMISSIONS),
+      permissions: checkPermissions(
+        `invitation_config.site.${i}.permissions`,
+        entry.permissions ?? [],
+        ctx.platform.permissions.siteCodenames(),
+      ),
     };
   });
   return { group: groupIds, site };
@@ -139,7 +141,7 @@ export async function createInvitation(ctx: RequestContext, orgRef: string, inpu
   const org = await requireOrganization(ctx, orgRef, { permission: 'invite_members' });
   const body = validate<CreateBody>(CREATE_SCHEMA, input);
   const invitee = body.invitee_identifier.trim();
-  const permissions = checkPermissions('permissions', body.permissions ?? []);
+  const permissions = checkPermissions('permissions', body.permissions ?? [], ctx.platform.permissions.codenames);
   const config = await checkConfig(ctx, org, body.invitation_config);
   const existing = await userRepository.findActiveByEmail(ctx.platform.prisma, invitee);
   if (existing && (await memberRepository.isMember(ctx.platform.prisma, org.id, existing.id))) {

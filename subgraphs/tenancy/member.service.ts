@@ -7,10 +7,9 @@ import { param, parseOrdering, parsePage, parseSearch, type Query } from '../cor
 import { slugOrUuid } from '../core/slug.js';
 import { validate } from '../core/validate.js';
 import { can } from './access.service.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { memberRepository, type MemberRow } from './member.repository.js';
 import { requireOrganization } from './organization.service.js';
-import { PERMISSION_CODENAMES } from './permission.catalog.js';
 
 export type MemberView = Omit<MemberRow, 'membership_id' | 'user_id' | 'joined_at'> & { joined_at: string };
 
@@ -29,7 +28,7 @@ export const ROLES = ['owner', 'member'] as const;
 const ORDERING = { username: 'u.username', email: 'u.email', role: 'm.role', joined_at: 'm.joined_at' };
 
 /** 400 naming every entry of `list` that is not in the permission catalogue. */
-export function checkPermissions(field: string, list: string[], allowed: Set<string> = PERMISSION_CODENAMES): string[] {
+export function checkPermissions(field: string, list: string[], allowed: ReadonlySet<string>): string[] {
   const unknown = [...new Set(list.filter((p) => !allowed.has(p)))];
   if (unknown.length) {
     const names = unknown.map((p) => `"${p}"`).join(', ');
@@ -83,7 +82,9 @@ export async function updateMember(ctx: RequestContext, orgRef: string, userRef:
   const member = await findMember(ctx, org.id, userRef);
   const next = {
     role: body.role ?? member.role,
-    permissions: body.permissions ? checkPermissions('permissions', body.permissions) : member.permissions,
+    permissions: body.permissions
+      ? checkPermissions('permissions', body.permissions, ctx.platform.permissions.codenames)
+      : member.permissions,
   };
   const changes: Record<string, unknown> = {};
   if (next.role !== member.role) changes.role = next.role;

@@ -1,14 +1,13 @@
 // Organizations: what the caller may see of them, and their life cycle (create, rename,
 // soft delete with its cascade to sites and domains, restore). Every write and its audit
 // entry share one transaction.
-import { invalidateApiKeys } from '../../gateway/auth/auth-state.js';
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { parseBool, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
 import { isValidSlug, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { validate } from '../core/validate.js';
 import { accessPredicate, can } from './access.service.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { organizationRepository, type OrganizationFilter, type OrganizationRow } from './organization.repository.js';
 
 export type { OrganizationRow };
@@ -198,8 +197,8 @@ export async function deleteOrganization(ctx: RequestContext, ref: string): Prom
       changes: { is_active: false, is_deleted: true, sites: cascade.sites.length, domains: cascade.domains },
     });
   });
-  ctx.platform.tenants.invalidate();
-  invalidateApiKeys(ctx.platform); // keys of the sites' apps stop at once
+  ctx.platform.invalidation.publish({ kind: 'tenant' });
+  ctx.platform.invalidation.publish({ kind: 'apiKeys' }); // keys of the sites' apps stop at once
 }
 
 /** `POST …/restore/`: the organization and what its deletion cascaded to, nothing more. */
@@ -219,7 +218,7 @@ export async function restoreOrganization(ctx: RequestContext, ref: string): Pro
     });
     return organizationRepository.lock(tx, org.id);
   });
-  ctx.platform.tenants.invalidate();
-  invalidateApiKeys(ctx.platform);
+  ctx.platform.invalidation.publish({ kind: 'tenant' });
+  ctx.platform.invalidation.publish({ kind: 'apiKeys' });
   return toOrganizationView(row);
 }

@@ -1,7 +1,7 @@
 // REST routes of organizations, their members, invitations and audit trail (seed 1,
 // DECISIONS §4). Adapters only: parse, call one service function, shape the answer.
-import type { RestInput, RouteSpec } from '../../gateway/rest/types.js';
-import { RestResult } from '../../gateway/rest/types.js';
+import type { RestInput, RouteSpec } from '../core/rest.js';
+import { RestResult } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
 import { toPage } from '../core/listing.js';
 import { listAudit, listOrganizationAudit } from './audit.service.js';

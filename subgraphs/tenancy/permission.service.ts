@@ -3,14 +3,14 @@
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { parsePage, parseSearch, param, type Query } from '../core/listing.js';
-import { PERMISSIONS, type PermissionDef } from './permission.catalog.js';
+import type { PermissionDef } from '../core/permissions.js';
 
 export async function listPermissions(ctx: RequestContext, query: Query) {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   const page = parsePage(query, { pageSize: 100, max: 100 });
   const resource = param(query, 'resource')?.trim();
   const search = parseSearch(query)?.toLowerCase();
-  const all: PermissionDef[] = PERMISSIONS.filter(
+  const all: PermissionDef[] = ctx.platform.permissions.all.filter(
     (p) => (!resource || p.resource === resource) && (!search || p.codename.includes(search) || p.name.toLowerCase().includes(search)),
   );
   const items = all

@@ -2,7 +2,7 @@
 // A visible user's profile answers 403 to anyone else; an invisible user's, 404.
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { profileRepository, type UserProfile } from './profile.repository.js';
 import { parseProfileFields } from './user-input.js';
 import { findVisibleUser, isOperator, requireChangeableUser, requireUserPrincipal } from './user.service.js';

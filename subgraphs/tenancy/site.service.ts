@@ -1,18 +1,16 @@
 // Sites and their domains as the caller may see them (read paths used by GraphQL).
 // On a site's own host only that site exists for the request: another tenant's site answers
 // as if it did not exist. On a platform host, any site the caller can view.
-import { invalidateApiKeys } from '../../gateway/auth/auth-state.js';
 import type { RequestContext } from '../core/context.js';
 import { isUniqueViolation } from '../core/db.js';
 import { errors, type FieldErrors } from '../core/errors.js';
 import { parseBool, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
 import { isUuid, nextFreeSlug, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { accessPredicate, can } from './access.service.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { getOrganization } from './organization.service.js';
 import { createSiteSchema, dropSiteSchema, schemaNameFor } from './site-schema.js';
 import { siteRepository, type DomainRow, type SiteFilter, type SiteRow } from './site.repository.js';
-import { ensureSystemTypes } from '../secrets/secret-type.service.js';
 
 export type { DomainRow, SiteRow };
 
@@ -172,7 +170,7 @@ async function reload(ctx: RequestContext, id: number): Promise<SiteRow> {
 
 /** Forget every host of the site in the tenant cache, so a change answers at once. */
 export async function forgetHosts(ctx: RequestContext, siteId: number): Promise<void> {
-  for (const host of await siteRepository.hosts(ctx.platform.pool, siteId)) ctx.platform.tenants.invalidate(host);
+  for (const host of await siteRepository.hosts(ctx.platform.pool, siteId)) ctx.platform.invalidation.publish({ kind: 'tenant', host });
 }
 
 const ORDERING = { name: 'name', slug: 'slug', environment: 'environment', created_at: 'created_at', updated_at: 'updated_at' };
@@ -248,7 +246,8 @@ export async function createSite(ctx: RequestContext, orgRef: string, body: unkn
           throw errors.conflict(`The host "${host}" already belongs to a site.`, { domain: ['Already in use.'] });
         const domainSlug = nextFreeSlug(slugify(host, 'domain'), await siteRepository.takenSlugs(pool, 'domains', slugify(host, 'domain')));
         await tx.domain.create({ data: { slug: domainSlug, domain: host, siteId: site.id, isPrimary: true } });
-        await ensureSystemTypes(tx, site.id); // DECISIONS §9: every site starts with the system secret types
+        // Modules add the site's own rows (DECISIONS §9: the system secret types), in this transaction.
+        await ctx.platform.hooks.runBlocking(ctx, 'siteCreated', tx, { id: site.id, schemaName });
         const changes = { slug, name: site.name, environment: site.environment, schema_name: schemaName, domain: host };
         await audit(tx, ctx, {
           action: 'create',
@@ -319,8 +318,8 @@ export async function deleteSite(ctx: RequestContext, ref: string, query: Query)
       await audit(tx, ctx, { action: 'delete', objectType: 'site', objectId: site.uuid, ...scope });
     });
   }
-  for (const host of hosts) ctx.platform.tenants.invalidate(host);
-  invalidateApiKeys(ctx.platform); // keys of the site's apps stop at once
+  for (const host of hosts) ctx.platform.invalidation.publish({ kind: 'tenant', host });
+  ctx.platform.invalidation.publish({ kind: 'apiKeys' }); // keys of the site's apps stop at once
 }
 
 export async function restoreSite(ctx: RequestContext, ref: string): Promise<SiteRow> {
@@ -340,7 +339,7 @@ export async function restoreSite(ctx: RequestContext, ref: string): Promise<Sit
       });
     });
     await forgetHosts(ctx, site.id);
-    invalidateApiKeys(ctx.platform);
+    ctx.platform.invalidation.publish({ kind: 'apiKeys' });
   }
   return reload(ctx, site.id);
 }

@@ -1,6 +1,6 @@
 // REST routes of sites, domains, apps and API keys (seed 1; DECISIONS §2–§5). Adapters only:
 // each calls one service function and shapes its answer.
-import type { RestInput, RouteSpec } from '../../gateway/rest/types.js';
+import type { RestInput, RouteSpec } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
 import { toPage } from '../core/listing.js';
 import { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from './api-key-admin.service.js';

@@ -1,10 +1,10 @@
 // Tenancy subgraph resolvers: adapters from GraphQL to the tenancy services. Entities that
 // other subgraphs reference are loaded through per-request DataLoaders, one query per type.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { ResolverMap } from '../core/graphql/resolvers.js';
 import DataLoader from 'dataloader';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { RequestContext } from '../core/context.js';
-import { pageQuery, perRequest, toConnection, type PageArgs, type SubgraphContext } from '../subgraph-context.js';
+import { pageQuery, perRequest, toConnection, type PageArgs, type SubgraphContext } from '../core/graphql/context.js';
 import { findApps, getApp, type AppRow } from './app.service.js';
 import { getOrganization, listOrganizations, type OrganizationView } from './organization.service.js';
 import type { OrganizationRow } from './organization.repository.js';
@@ -77,7 +77,7 @@ const orNull =
   (r: R | null) =>
     r ? map(r) : null;
 
-export const tenancyResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const tenancyResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   Query: {

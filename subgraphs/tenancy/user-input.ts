@@ -1,7 +1,6 @@
 // Validation of user, profile and group bodies. Every problem is collected per field so one
 // 400 names them all: `{detail, code: 'invalid', errors: {field: [messages]}}`.
 import { errors, type FieldErrors } from '../core/errors.js';
-import { PERMISSION_CODENAMES } from './permission.catalog.js';
 
 export type Body = Record<string, unknown>;
 
@@ -159,11 +158,11 @@ export function parseProfileFields(body: unknown): ProfileFields {
 }
 
 /** A permission list: an array of catalogue codenames, unknown ones named in the 400. */
-export function checkPermissions(c: Checker, field = 'permissions'): string[] | undefined {
+export function checkPermissions(c: Checker, known: ReadonlySet<string>, field = 'permissions'): string[] | undefined {
   const v = c.body[field];
   if (v === undefined) return undefined;
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return void c.add(field, 'Expected a list of permission names.');
-  const unknown = v.filter((x) => !PERMISSION_CODENAMES.has(x));
+  const unknown = v.filter((x) => !known.has(x));
   if (unknown.length) return void c.add(field, `Unknown permission(s): ${unknown.join(', ')}.`);
   return [...new Set(v as string[])];
 }

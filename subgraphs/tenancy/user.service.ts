@@ -6,15 +6,13 @@
 // changes only themselves (403 for a visible other). Only a superuser grants or changes
 // is_staff / is_superuser, or changes and deletes a superuser's account.
 import type { Logger } from 'pino';
-import { invalidateUserAuth } from '../../gateway/auth/auth-state.js';
 import type { RequestContext, UserPrincipal } from '../core/context.js';
 import type { Tx } from '../core/db.js';
 import { errors } from '../core/errors.js';
 import { parseBool, parseOrdering, parsePage, parseSearch, param, type Query } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
-import { audit } from './audit.service.js';
+import { audit } from './audit-log.js';
 import { hashPassword } from './password.js';
-import { runAfter, runBeforeCreate } from './user-hooks.js';
 import { parseUserFields, type UserFields } from './user-input.js';
 import { userRepository, type User, type UserFilter } from './user.repository.js';
 
@@ -239,7 +237,9 @@ export async function createUser(ctx: RequestContext, body: unknown): Promise<Us
   const db = ctx.platform.prisma;
   if (await userRepository.usernameTaken(db, f.username!)) throw conflictUsername();
   await checkEmailFree(ctx, f.email);
-  await runBeforeCreate(ctx, {
+  const hooks = ctx.platform.hooks;
+  // Frozen: no handler can alter what another one sees.
+  const proposed = Object.freeze({
     username: f.username!,
     email: f.email!,
     first_name: f.firstName ?? '',
@@ -247,6 +247,7 @@ export async function createUser(ctx: RequestContext, body: unknown): Promise<Us
     is_staff: f.isStaff ?? false,
     is_superuser: f.isSuperuser ?? false,
   });
+  await hooks.runBlocking(ctx, 'userBeforeCreate', proposed, ctx);
   const passwordHash = await hashPassword(f.password!);
   const user = await db
     .$transaction(async (tx) => {
@@ -256,7 +257,7 @@ export async function createUser(ctx: RequestContext, body: unknown): Promise<Us
     }, SLUG_TX)
     .catch(translateUnique);
   const view = toUserView(user);
-  await runAfter(ctx, 'afterCreate', view);
+  await hooks.runAfter(ctx, 'userAfterCreate', Object.freeze({ ...view }), ctx);
   return view;
 }
 
@@ -309,9 +310,9 @@ export async function updateUser(ctx: RequestContext, ref: string, body: unknown
     })
     .catch(translateUnique);
   // Flags and activity are read from the auth cache on every request: refresh it now.
-  invalidateUserAuth(ctx.platform, user.uuid);
+  ctx.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
   const view = toUserView(updated);
-  await runAfter(ctx, 'afterUpdate', view, toUserView(user));
+  await ctx.platform.hooks.runAfter(ctx, 'userAfterUpdate', Object.freeze({ ...view }), Object.freeze(toUserView(user)), ctx);
   return view;
 }
 
@@ -323,8 +324,8 @@ export async function deleteUser(ctx: RequestContext, ref: string): Promise<void
     await audit(tx, ctx, { action: 'delete', objectType: 'user', objectId: u.uuid, changes: { is_active: false, is_deleted: true } });
     return u;
   });
-  invalidateUserAuth(ctx.platform, user.uuid);
-  await runAfter(ctx, 'afterDelete', toUserView(deleted));
+  ctx.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
+  await ctx.platform.hooks.runAfter(ctx, 'userAfterDelete', Object.freeze(toUserView(deleted)), ctx);
 }
 
 /** `POST /users/{user}/restore/` (staff): undoes a soft delete. */
@@ -337,6 +338,6 @@ export async function restoreUser(ctx: RequestContext, ref: string): Promise<Use
     await audit(tx, ctx, { action: 'restore', objectType: 'user', objectId: u.uuid, changes: { is_active: true, is_deleted: false } });
     return u;
   });
-  invalidateUserAuth(ctx.platform, user.uuid);
+  ctx.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
   return toUserView(restored);
 }

@@ -1,6 +1,6 @@
 // REST routes of the users area: users, profiles, groups and the permission catalogue
 // (seed 1 "Users, groups, permissions"; DECISIONS §4). Adapters only: each calls one service.
-import type { RouteSpec } from '../../gateway/rest/types.js';
+import type { RouteSpec } from '../core/rest.js';
 import { toPage } from '../core/listing.js';
 import {
   addGroupMember,

@@ -1,8 +1,7 @@
 // `Authorization: Api-Key <key>` at the edge (DECISIONS §3): the app's service principal,
 // valid only on its own site's hosts.
 import type { FastifyInstance } from 'fastify';
-import { apiKeyService } from '../../gateway/auth/api-key.service.js';
-import { invalidateApiKeys } from '../../gateway/auth/auth-state.js';
+import { apiKeyFormat } from '../../subgraphs/tenancy/api-key-format.js';
 import { buildApp } from '../../gateway/app.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -30,7 +29,7 @@ async function insertSite(slug: string): Promise<Site> {
 }
 
 async function insertKey(appId: number) {
-  const key = apiKeyService.generate();
+  const key = apiKeyFormat.generate();
   const { rows } = await t.platform.pool.query('INSERT INTO api_keys (app_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING id', [
     appId,
     key.prefix,
@@ -57,12 +56,12 @@ afterAll(async () => {
 });
 
 test('generated keys have the documented shape and only their hash is stored', () => {
-  const a = apiKeyService.generate();
+  const a = apiKeyFormat.generate();
   expect(a.key).toMatch(/^tk_[0-9a-f]{8}_[A-Za-z0-9_-]{43}$/);
   expect(a.key.startsWith(`tk_${a.prefix}_`)).toBe(true);
-  expect(a.hash).toBe(apiKeyService.hash(a.key));
+  expect(a.hash).toBe(apiKeyFormat.hash(a.key));
   expect(a.hash).toMatch(/^[0-9a-f]{64}$/);
-  expect(apiKeyService.generate().key).not.toBe(a.key);
+  expect(apiKeyFormat.generate().key).not.toBe(a.key);
 });
 
 test('a key acts as its app on its own site', async () => {
@@ -92,14 +91,14 @@ test('on another site or a platform host the key answers 401 authentication_fail
 
 test('unknown, malformed, revoked keys and keys of inactive apps are refused', async () => {
   const site = await insertSite('keys-d');
-  const unknown = apiKeyService.generate().key;
+  const unknown = apiKeyFormat.generate().key;
   expect((await whoami(unknown, site.host)).body.code).toBe('authentication_failed');
   expect((await whoami('not-a-key', site.host)).status).toBe(401);
 
   const revoked = await insertKey(site.appId);
   expect((await whoami(revoked.key, site.host)).status).toBe(200);
   await t.platform.pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [revoked.id]);
-  invalidateApiKeys(t.platform); // what the revoking service will call; other processes wait out the TTL
+  t.platform.invalidation.publish({ kind: 'apiKeys' }); // what the revoking service publishes
   expect((await whoami(revoked.key, site.host)).status).toBe(401);
 
   const live = await insertKey(site.appId);

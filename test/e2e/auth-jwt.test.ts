@@ -1,7 +1,6 @@
 // JWT sign-in, rotation with reuse detection, verify, blacklist, JWKS (DECISIONS §3).
 import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { invalidateUserAuth } from '../../gateway/auth/auth-state.js';
 import { ROUTES } from '../../gateway/rest/route-table.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -178,9 +177,9 @@ test('deactivated and soft-deleted users are refused', async () => {
   expect((await refresh(gonePair.refresh)).status).toBe(401);
   expect((await obtain(user.username)).status).toBe(401);
   // Access tokens: refused once the per-process cache entry expires (AUTH_CACHE_TTL_MS),
-  // at once where the change was made (the writer calls invalidateUserAuth).
-  invalidateUserAuth(t.platform, user.uuid);
-  invalidateUserAuth(t.platform, gone.uuid);
+  // at once where the change was made (the writer publishes a user invalidation).
+  t.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
+  t.platform.invalidation.publish({ kind: 'user', uuid: gone.uuid });
   expect((await me(pair.access)).body.code).toBe('token_not_valid');
   expect((await me(gonePair.access)).status).toBe(401);
 });

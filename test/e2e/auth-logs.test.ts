@@ -1,6 +1,6 @@
 // No password, token, refresh token, session id, CSRF token, API key or OAuth secret may
 // appear in any log line (DECISIONS §1), whatever the outcome of the request.
-import { apiKeyService } from '../../gateway/auth/api-key.service.js';
+import { apiKeyFormat } from '../../subgraphs/tenancy/api-key-format.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { driveProvider, startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.js';
 
@@ -65,13 +65,13 @@ test('sign-in flows leave no secret in the logs', async () => {
   );
   await q("INSERT INTO domains (slug, domain, site_id, is_primary) VALUES ('logs', 'logs.localhost', $1, true) RETURNING id", [site.id]);
   const app = await q("INSERT INTO apps (site_id, slug, name) VALUES ($1, 'a', 'a') RETURNING id", [site.id]);
-  const key = apiKeyService.generate();
+  const key = apiKeyFormat.generate();
   keep(key.key);
   keep(key.hash);
   await q('INSERT INTO api_keys (app_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING id', [app.id, key.prefix, key.hash]);
   await t.call('GET', '/api/users/me/', { host: 'logs.localhost', headers: { authorization: `Api-Key ${key.key}` } });
   await t.call('GET', '/api/users/me/', { headers: { authorization: `Api-Key ${key.key}` } });
-  await t.call('GET', '/api/users/me/', { headers: { authorization: `Api-Key ${keep(apiKeyService.generate().key)}` } });
+  await t.call('GET', '/api/users/me/', { headers: { authorization: `Api-Key ${keep(apiKeyFormat.generate().key)}` } });
 
   // Social sign-in: a successful flow, then a failing replay of the same code.
   op.accounts.set('logs-sub', { email: 'logs@idp.test', email_verified: true });

@@ -93,11 +93,10 @@ test('a stale or unknown session cookie is anonymous, and deactivation ends sess
   expect((await t.call('GET', '/api/users/me/', { cookies: { sessionid: 'nope' } })).body.code).toBe('not_authenticated');
   const { sessionid } = await login(user.username);
   await t.platform.pool.query("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1", [user.id]);
-  const { invalidateUserAuth } = await import('../../gateway/auth/auth-state.js');
-  invalidateUserAuth(t.platform);
+  t.platform.invalidation.publish({ kind: 'user' });
   expect((await t.call('GET', '/api/users/me/', { cookies: { sessionid } })).status).toBe(401);
   const fresh = await login(user.username);
   await t.platform.pool.query('UPDATE users SET is_active = false WHERE id = $1', [user.id]);
-  invalidateUserAuth(t.platform, user.uuid);
+  t.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
   expect((await t.call('GET', '/api/users/me/', { cookies: { sessionid: fresh.sessionid } })).status).toBe(401);
 });

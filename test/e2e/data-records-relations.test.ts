@@ -1,7 +1,7 @@
 // Record writes and the database's guarantees: foreign keys (400 on a missing reference, every
 // onDelete action, 403 for RESTRICT), record hooks after commit (not on rollback), the jsonb
 // provider, and isolation of one site's records from another's.
-import { registerRecordHook, type RecordEvent } from '../../subgraphs/data/records/record-hooks.js';
+import type { RecordEvent } from '../../subgraphs/core/hooks.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
 
@@ -74,7 +74,7 @@ beforeAll(async () => {
     body: { resources: [{ name: 'parents', schema: { fields: [field('id', 'integer'), field('name', 'string')], primaryKey: 'id' } }] },
   });
   expect(r2.status).toBe(201);
-  registerRecordHook(t.platform, async (list, ctx) => {
+  t.platform.hooks.on('recordsCommitted', async (list, ctx) => {
     // After commit: a fresh connection sees the rows the events describe.
     const ids = list.filter((e) => e.type === 'RECORD_CREATE' && e.datatable === 'parents').map((e) => Number(e.record_id));
     if (ids.length) {
@@ -156,13 +156,13 @@ describe('record hooks', () => {
   });
 
   test('a failing hook is logged and never fails the write', async () => {
-    const off = registerRecordHook(t.platform, () => {
+    const off = t.platform.hooks.on('recordsCommitted', () => {
       throw new Error('hook exploded');
     });
     try {
       expect((await post('parents', { id: 40, name: 'hooked' })).status).toBe(201);
       expect(events).toHaveLength(1);
-      expect(t.logs.some((l) => l.includes('record hook failed'))).toBe(true);
+      expect(t.logs.some((l) => l.includes('hook failed') && l.includes('recordsCommitted'))).toBe(true);
     } finally {
       off();
     }

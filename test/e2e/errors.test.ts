@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.js';
 import { registerRestRoutes } from '../../gateway/rest/register.js';
-import type { RouteSpec } from '../../gateway/rest/types.js';
+import type { RouteSpec } from '../../subgraphs/core/rest.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 const BODY_LIMIT = 2048;

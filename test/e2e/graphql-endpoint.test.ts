@@ -1,6 +1,6 @@
 // /graphql as an endpoint: Apollo Sandbox for browsers, internal errors that leak nothing,
 // and the subgraph servers of the distributed mode, which trust only the signed context.
-import { signContextToken } from '../../subgraphs/context-token.js';
+import { signContextToken } from '../../subgraphs/core/graphql/context-token.js';
 import type { RequestContext } from '../../subgraphs/core/context.js';
 import { startGraphqlWorld, type GraphqlWorld } from './graphql-fixtures.js';
 

@@ -5,7 +5,7 @@ import { buildApp } from '../../gateway/app.js';
 import { defaultKeyPrefix } from '../../gateway/rate-limit.js';
 import { registerRestRoutes } from '../../gateway/rest/register.js';
 import { ROUTES } from '../../gateway/rest/route-table.js';
-import type { RouteSpec } from '../../gateway/rest/types.js';
+import type { RouteSpec } from '../../subgraphs/core/rest.js';
 import { errors } from '../../subgraphs/core/errors.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 

@@ -5,7 +5,7 @@
 // the victim's identifiers; and nothing of the victim's may change.
 import crypto from 'node:crypto';
 import { ROUTES } from '../../gateway/rest/route-table.js';
-import { mountedPaths } from '../../gateway/rest/types.js';
+import { mountedPaths } from '../../subgraphs/core/rest.js';
 import type { User } from '../../subgraphs/tenancy/user.repository.js';
 import { startTestApp, type CallOptions, type TestApp } from '../support/app.js';
 

@@ -1,6 +1,6 @@
 // Reading the audit trail: an organization's (owners, manage_organization, staff), with the
 // entries other modules write for it, and the whole trail (staff only).
-import { audit } from '../../subgraphs/tenancy/audit.service.js';
+import { audit } from '../../subgraphs/tenancy/audit-log.js';
 import type { RequestContext } from '../../subgraphs/core/context.js';
 import type { User } from '../../subgraphs/tenancy/user.repository.js';
 import { startTestApp, type TestApp } from '../support/app.js';

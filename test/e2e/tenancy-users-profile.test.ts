@@ -1,7 +1,6 @@
-// Profiles (`/api/users/{user}/profile/`) and the user hook points (user-hooks.ts).
+// Profiles (`/api/users/{user}/profile/`) and the user hook points (platform.hooks).
 import { AppError, errors } from '../../subgraphs/core/errors.js';
-import { registerUserHooks, type ProposedUser } from '../../subgraphs/tenancy/user-hooks.js';
-import type { UserView } from '../../subgraphs/tenancy/user.service.js';
+import type { HookUser as UserView, ProposedUser } from '../../subgraphs/core/hooks.js';
 import type { User } from '../../subgraphs/tenancy/user.repository.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { insertOrg } from '../support/tenants.js';
@@ -82,12 +81,10 @@ describe('user hooks', () => {
 
   test('a rejecting beforeCreate aborts with its status and nothing is stored', async () => {
     const seen: ProposedUser[] = [];
-    const off = registerUserHooks(t.platform, {
-      beforeCreate: (user) => {
-        seen.push(user);
-        if (user.username.startsWith('blocked'))
-          throw new AppError({ code: 'pre_event_rejected', status: 400, message: 'Rejected by a hook.' });
-      },
+    const off = t.platform.hooks.on('userBeforeCreate', (user) => {
+      seen.push(user);
+      if (user.username.startsWith('blocked'))
+        throw new AppError({ code: 'pre_event_rejected', status: 400, message: 'Rejected by a hook.' });
     });
     try {
       const res = await t.call('POST', '/api/users/', { token: t.tokenFor(staff), body: newUser('blocked-one') });
@@ -106,7 +103,7 @@ describe('user hooks', () => {
       const audited = await t.platform.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE changes->>'username' = 'blocked-one'`);
       expect(audited.rows[0].n).toBe(0);
       // A hook that forbids answers with that status too.
-      const off2 = registerUserHooks(t.platform, { beforeCreate: () => Promise.reject(errors.permissionDenied('No.')) });
+      const off2 = t.platform.hooks.on('userBeforeCreate', () => Promise.reject(errors.permissionDenied('No.')));
       expect((await t.call('POST', '/api/users/', { token: t.tokenFor(staff), body: newUser('other') })).status).toBe(403);
       off2();
     } finally {
@@ -116,17 +113,15 @@ describe('user hooks', () => {
 
   test('after-hooks receive the saved user (no password) and their failures never fail the request', async () => {
     const calls: { kind: string; user: UserView; previous?: UserView }[] = [];
-    const off = registerUserHooks(t.platform, {
-      afterCreate: (user) => void calls.push({ kind: 'create', user }),
-      afterUpdate: (user, previous) => void calls.push({ kind: 'update', user, previous }),
-      afterDelete: (user) => void calls.push({ kind: 'delete', user }),
-    });
-    const failing = registerUserHooks(t.platform, {
-      afterCreate: () => {
+    const offs = [
+      t.platform.hooks.on('userAfterCreate', (user) => void calls.push({ kind: 'create', user })),
+      t.platform.hooks.on('userAfterUpdate', (user, previous) => void calls.push({ kind: 'update', user, previous })),
+      t.platform.hooks.on('userAfterDelete', (user) => void calls.push({ kind: 'delete', user })),
+      t.platform.hooks.on('userAfterCreate', () => {
         throw new Error('subscriber down');
-      },
-      afterDelete: () => Promise.reject(new Error('subscriber down')),
-    });
+      }),
+      t.platform.hooks.on('userAfterDelete', () => Promise.reject(new Error('subscriber down'))),
+    ];
     try {
       const staffToken = t.tokenFor(staff);
       const created = await t.call('POST', '/api/users/', { token: staffToken, body: newUser('hooked') });
@@ -143,10 +138,9 @@ describe('user hooks', () => {
       expect(calls[1].previous!.first_name).toBe('');
       expect(calls[2].user).toMatchObject({ uuid: created.body.uuid, is_active: false });
       expect(JSON.stringify(calls)).not.toMatch(/password|argon2/);
-      expect(t.logs.some((l) => l.includes('user hook failed') && l.includes('subscriber down'))).toBe(true);
+      expect(t.logs.some((l) => l.includes('hook failed') && l.includes('subscriber down'))).toBe(true);
     } finally {
-      off();
-      failing();
+      for (const off of offs) off();
     }
   });
 });

@@ -100,17 +100,17 @@ test('resolution is cached; invalidating a host makes a domain change take effec
   await t.platform.pool.query('UPDATE domains SET is_active = false WHERE domain = $1', ['shop.example.test']);
   // Still cached: the change is not seen until the writer invalidates the host.
   expect((await t.call('GET', '/api/sites/config/', { token, host: 'shop.example.test' })).status).toBe(200);
-  t.platform.tenants.invalidate('shop.example.test');
+  t.platform.invalidation.publish({ kind: 'tenant', host: 'shop.example.test' });
   expect((await t.call('GET', '/api/sites/config/', { token, host: 'shop.example.test' })).body.code).toBe('tenant_not_found');
   await t.platform.pool.query('UPDATE domains SET is_active = true WHERE domain = $1', ['shop.example.test']);
-  t.platform.tenants.invalidate();
+  t.platform.invalidation.publish({ kind: 'tenant' });
   expect((await t.call('GET', '/api/sites/config/', { token, host: 'shop.example.test' })).status).toBe(200);
 });
 
 test('a soft-deleted site stops resolving', async () => {
   await t.platform.pool.query('UPDATE sites SET is_deleted = true, is_active = false WHERE id = $1', [site.id]);
-  t.platform.tenants.invalidate();
+  t.platform.invalidation.publish({ kind: 'tenant' });
   expect((await t.call('GET', '/api/users/me/', { token, host: 'shop.example.test' })).body.code).toBe('tenant_not_found');
   await t.platform.pool.query('UPDATE sites SET is_deleted = false, is_active = true WHERE id = $1', [site.id]);
-  t.platform.tenants.invalidate();
+  t.platform.invalidation.publish({ kind: 'tenant' });
 });

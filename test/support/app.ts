@@ -5,12 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.js';
-import { signAccessToken } from '../../gateway/auth/jwt.service.js';
+import { signAccessToken } from '../../subgraphs/auth/jwt.service.js';
 import { loadConfig } from '../../subgraphs/core/config.js';
 import { createLogger } from '../../subgraphs/core/logger.js';
 import { startPlatform, type Platform } from '../../subgraphs/core/platform.js';
 import { hashPassword } from '../../subgraphs/tenancy/password.js';
-import { MODULE_SEEDS } from '../../subgraphs/seeds.js';
+import { MODULES } from '../../subgraphs/modules.js';
 import { userRepository, type User } from '../../subgraphs/tenancy/user.repository.js';
 import { createTestDatabase } from './db.js';
 
@@ -59,7 +59,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const logs: string[] = [];
   const log = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
-  const platform = await startPlatform(config, log, MODULE_SEEDS);
+  const platform = await startPlatform(config, log, { modules: MODULES, seed: true });
   const app = await buildApp(platform);
   await app.ready();
 

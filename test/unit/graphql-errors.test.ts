@@ -4,8 +4,8 @@ import { GraphQLError } from 'graphql';
 import jwt from 'jsonwebtoken';
 import type { RequestContext } from '../../subgraphs/core/context.js';
 import { errors } from '../../subgraphs/core/errors.js';
-import { signContextToken, verifyContextToken } from '../../subgraphs/context-token.js';
-import { formatGraphqlError } from '../../subgraphs/graphql-errors.js';
+import { signContextToken, verifyContextToken } from '../../subgraphs/core/graphql/context-token.js';
+import { formatGraphqlError } from '../../subgraphs/core/graphql/errors.js';
 
 const wrap = (original: Error) =>
   new GraphQLError(original.message, { originalError: new GraphQLError(original.message, { originalError: original }) });

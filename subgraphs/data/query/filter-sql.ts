@@ -6,7 +6,7 @@ import type { DataTable } from '../model/table-model.js';
 import { fieldOf } from '../model/table-model.js';
 import type { Params } from '../sql.js';
 import { fieldExpr, isJsonType, prefixOf, sqlTypeOf, textExpr } from './field-expr.js';
-import type { Condition, DeletedMode, Operator } from './filter.js';
+import type { Condition, DeletedMode, Operator } from './filter-model.js';
 
 const CMP: Partial<Record<Operator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 const NEGATED = new Set<Operator>(['nbetween', 'nin', 'nina', 'ncontains', 'nicontains', 'nstartswith', 'nendswith']);

@@ -8,44 +8,27 @@ import { dataErrors } from '../data-errors.js';
 import { isJsonType } from './field-expr.js';
 import { buildCondition, deletedCondition, tableCondition } from './filter-sql.js';
 import { checked, flagValue, jsonValue, listOf, scalarValue, textValue } from './filter-values.js';
+import {
+  isOperator,
+  OPERATORS,
+  type Condition,
+  type DeletedMode,
+  type FieldRef,
+  type FilterNode,
+  type Operand,
+  type Operator,
+} from './filter-model.js';
 
-export const OPERATORS = [
-  'eq',
-  'ne',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'between',
-  'nbetween',
-  'in',
-  'nin',
-  'ins',
-  'ina',
-  'nina',
-  'contains',
-  'containss',
-  'ncontains',
-  'icontains',
-  'nicontains',
-  'startswith',
-  'startswiths',
-  'nstartswith',
-  'istartswith',
-  'endswith',
-  'endswiths',
-  'nendswith',
-  'iendswith',
-  'null',
-  'nnull',
-  'contained_by',
-  'has_key',
-  'has_any_keys',
-  'has_all_keys',
-] as const;
-export type Operator = (typeof OPERATORS)[number];
-const OPERATOR_SET: ReadonlySet<string> = new Set(OPERATORS);
-export const isOperator = (s: string): s is Operator => OPERATOR_SET.has(s);
+export {
+  OPERATORS,
+  isOperator,
+  type Condition,
+  type DeletedMode,
+  type FieldRef,
+  type FilterNode,
+  type Operand,
+  type Operator,
+} from './filter-model.js';
 
 const COMPARISON = new Set<Operator>(['gt', 'gte', 'lt', 'lte']);
 const RANGE = new Set<Operator>(['between', 'nbetween']);
@@ -69,43 +52,6 @@ const STRING_OPS = new Set<Operator>([
 const JSON_OPS = new Set<Operator>(['contains', 'contained_by']);
 const KEY_OPS = new Set<Operator>(['has_key', 'has_any_keys', 'has_all_keys']);
 const ORDERED_TYPES = new Set(['string', 'integer', 'number', 'date', 'time', 'datetime']);
-
-/**
- * What a condition reads: `field` of the table reached through `hops` (relationship names,
- * a later issue: always empty now), then `path` inside a JSON field (`meta__a__b`).
- */
-export interface FieldRef {
-  hops: string[];
-  field: FieldModel;
-  path: string[];
-}
-
-/** How the operand was checked: the builder binds it accordingly. */
-export type Operand =
-  | { kind: 'scalar'; value: unknown }
-  | { kind: 'list'; values: unknown[] }
-  | { kind: 'range'; min: unknown; max: unknown }
-  | { kind: 'text'; value: string }
-  | { kind: 'texts'; values: string[] }
-  | { kind: 'flag'; value: boolean }
-  | { kind: 'json'; value: string }
-  /** Nested comparisons: numeric when the value is a number, else text. */
-  | { kind: 'loose'; numeric: boolean; values: unknown[] };
-
-export interface Condition {
-  /** The request key, named in errors. */
-  key: string;
-  ref: FieldRef;
-  op: Operator;
-  operand: Operand;
-}
-
-/** A conjunction of conditions; `or`/`not` groups and relation joins can extend it later. */
-export interface FilterNode {
-  conditions: Condition[];
-}
-
-export type DeletedMode = 'exclude' | 'include' | 'only';
 
 const unknownField = (key: string, name: string) => dataErrors.invalidParam(key, `Unknown field "${name}".`);
 

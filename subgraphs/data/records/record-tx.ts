@@ -2,10 +2,10 @@
 // data envelope, record events fired only after COMMIT (never for a rolled-back write).
 import type pg from 'pg';
 import type { RequestContext } from '../../core/context.js';
-import type { AppRow } from '../../tenancy/app.service.js';
+import type { AppRow } from '../../tenancy/tenancy.api.js';
 import { recordIdOf } from '../model/codec.js';
 import type { DataTable } from '../model/table-model.js';
-import { fireRecordEvents, type RecordEvent } from './record-hooks.js';
+import type { RecordEvent } from '../../core/hooks.js';
 import { translatePgError, type WriteKind } from './pg-errors.js';
 import type { Row } from './record-sql.js';
 
@@ -58,6 +58,6 @@ export async function inTransaction<T>(
   } finally {
     client.release(broken);
   }
-  await fireRecordEvents(ctx, log.events);
+  if (log.events.length) await ctx.platform.hooks.runAfter(ctx, 'recordsCommitted', log.events, ctx);
   return out;
 }

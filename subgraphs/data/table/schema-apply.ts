@@ -5,8 +5,8 @@
 import type pg from 'pg';
 import type { RequestContext } from '../../core/context.js';
 import type { FieldErrors } from '../../core/errors.js';
-import type { AppRow } from '../../tenancy/app.service.js';
-import { quoteSchema } from '../../tenancy/site-schema.js';
+import type { AppRow } from '../../tenancy/tenancy.api.js';
+import { quoteSchema } from '../../tenancy/tenancy.api.js';
 import { dataErrors } from '../data-errors.js';
 import { checkReferences, modelFromStored, normalizeSchema, parsePackage, physicalNameFor } from '../model/schema-parse.js';
 import type { TableModel } from '../model/table-model.js';

@@ -2,14 +2,13 @@
 // (resolveApp's rules: 404 unknown/foreign app, 401 anonymous, 403 without view_site), the
 // data permission on the site checked (403), the table looked up in the catalogue (404
 // `{error, detail}`), all in ONE prepared query; the model is parsed once per table version.
-import { forgetGrants as coreForgetGrants, recentGrant, rememberGrant } from '../../core/grant-cache.js';
 import type { RequestContext } from '../../core/context.js';
 import { prepared } from '../../core/db.js';
 import { errors } from '../../core/errors.js';
 import type { Platform } from '../../core/platform.js';
 import { slugOrUuid } from '../../core/slug.js';
-import { accessPredicate } from '../../tenancy/access.service.js';
-import type { AppRow } from '../../tenancy/app.service.js';
+import { accessPredicate } from '../../tenancy/tenancy.api.js';
+import type { AppRow } from '../../tenancy/tenancy.api.js';
 import { dataErrors } from '../data-errors.js';
 import { modelFromStored } from '../model/schema-parse.js';
 import type { DataTable } from '../model/table-model.js';
@@ -37,7 +36,7 @@ const models = new WeakMap<Platform, Map<string, DataTable>>();
 const GRANTS = 'data-tables';
 
 /** After a schema change in this process: every cached grant may name an old version. */
-export const forgetGrants = (platform: Platform): void => coreForgetGrants(platform, GRANTS);
+export const forgetGrants = (platform: Platform): void => platform.invalidation.publish({ kind: 'grants', area: GRANTS });
 
 function cacheOf(platform: Platform): Map<string, DataTable> {
   let m = models.get(platform);
@@ -53,7 +52,7 @@ async function resolve(ctx: RequestContext, appRef: string, name: string | null,
   if (!ctx.site) throw errors.tenantRequired();
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   const key = `${ctx.site.id}\u0000${appRef}\u0000${name ?? ''}\u0000${permission}`;
-  const hit = recentGrant<AccessRow>(ctx, GRANTS, key);
+  const hit = ctx.platform.grants.recent<AccessRow>(ctx, GRANTS, key);
   if (hit) return hit;
   const ref = slugOrUuid(appRef);
   const values: unknown[] = [ctx.site.id, 'uuid' in ref ? ref.uuid : ref.slug, name ?? ''];
@@ -79,7 +78,7 @@ async function resolve(ctx: RequestContext, appRef: string, name: string | null,
   if (!row.canView) throw errors.permissionDenied();
   if (row.id === null) throw errors.notFound('App not found.');
   if (!row.canUse) throw errors.permissionDenied();
-  rememberGrant(ctx, GRANTS, key, row);
+  ctx.platform.grants.remember(ctx, GRANTS, key, row);
   return row;
 }
 

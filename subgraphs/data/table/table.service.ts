@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { RequestContext } from '../../core/context.js';
 import type { FieldErrors } from '../../core/errors.js';
 import { parseBool, parsePage, type Query } from '../../core/listing.js';
-import type { AppRow } from '../../tenancy/app.service.js';
+import type { AppRow } from '../../tenancy/tenancy.api.js';
 import { dataErrors } from '../data-errors.js';
 import { modelFromStored, normalizeSchema } from '../model/schema-parse.js';
 import type { DataTable, TableModel } from '../model/table-model.js';

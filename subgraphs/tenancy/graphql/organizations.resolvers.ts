@@ -1,8 +1,8 @@
 // Tenancy subgraph: queries and mutations of the organizations area (SDL in schema/tenancy/organizations.graphql).
 // Adapters only: GraphQL inputs become the REST body the same service functions parse.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { ResolverMap } from '../../core/graphql/resolvers.js';
 import type { Query } from '../../core/listing.js';
-import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../../subgraph-context.js';
+import { pageQuery, toConnection, type PageArgs } from '../../core/graphql/context.js';
 import { listAudit, listOrganizationAudit, type AuditView } from '../audit.service.js';
 import { acceptInvitation, declineInvitation, getInvitationByToken, type PublicInvitationView } from '../invitation-response.service.js';
 import {
@@ -71,7 +71,7 @@ function invitationBody(input: Input): Input {
 
 const defined = (input: Input): Input => Object.fromEntries(Object.entries(input).filter(([, v]) => v != null));
 
-export const organizationAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const organizationAdminResolvers: ResolverMap = {
   Query: {
     member: (_p, a: OrgArgs & { user: string }, { ctx }) => getMember(ctx, a.organization, a.user).then(memberOut),
     invitation: (_p, a: { token: string }, { ctx }) => getInvitationByToken(ctx, a.token).then(publicOut),

@@ -1,7 +1,7 @@
 // Tenancy subgraph: queries and mutations of the sites area (SDL in schema/tenancy/sites.graphql).
 // Adapters only: GraphQL inputs become the REST body the same service functions parse.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import { pageQuery, toConnection, type PageArgs, type SubgraphContext } from '../../subgraph-context.js';
+import type { ResolverMap } from '../../core/graphql/resolvers.js';
+import { pageQuery, toConnection, type PageArgs } from '../../core/graphql/context.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key-admin.service.js';
 import { createApp, deleteApp, listApps, updateApp, type AppRow } from '../app.service.js';
 import { createDomain, deleteDomain, updateDomain } from '../domain.service.js';
@@ -25,7 +25,7 @@ const SITE_FIELDS = { name: 'name', description: 'description', environment: 'en
 const DOMAIN_FIELDS = { domain: 'domain', isPrimary: 'is_primary' };
 const APP_FIELDS = { name: 'name', description: 'description' };
 
-export const siteAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const siteAdminResolvers: ResolverMap = {
   Query: {
     sites: (_p, args: PageArgs, { ctx }) => listSites(ctx, pageQuery(args)).then((r) => toConnection(r, siteOut)),
     apps: (_p, args: PageArgs, { ctx }) => listApps(ctx, pageQuery(args)).then((r) => toConnection(r, appOut)),

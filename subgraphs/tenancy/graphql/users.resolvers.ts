@@ -1,10 +1,10 @@
 // Tenancy subgraph: queries and mutations of the users area (SDL in schema/tenancy/users.graphql).
 // Adapters only: GraphQL arguments become the REST-shaped inputs the services already parse,
 // so both transports share one validation and one set of rules.
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import type { ResolverMap } from '../../core/graphql/resolvers.js';
 import DataLoader from 'dataloader';
 import { isAppError } from '../../core/errors.js';
-import { pageQuery, perRequest, toConnection, type PageArgs, type SubgraphContext } from '../../subgraph-context.js';
+import { pageQuery, perRequest, toConnection, type PageArgs, type SubgraphContext } from '../../core/graphql/context.js';
 import {
   addGroupMember,
   createGroup,
@@ -66,7 +66,7 @@ const listQuery = (args: ListArgs) => ({
   ...(args.organizationSlug ? { organization_slug: args.organizationSlug } : {}),
 });
 
-export const userAdminResolvers: GraphQLResolverMap<SubgraphContext> = {
+export const userAdminResolvers: ResolverMap = {
   Query: {
     users: (_p, args: ListArgs, { ctx }) => listUsers(ctx, listQuery(args)).then((r) => toConnection(r, userFromView)),
     user: (_p, args: { slug: string }, { ctx }) => getUser(ctx, args.slug).then(userFromView),

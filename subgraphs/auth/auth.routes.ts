@@ -1,10 +1,10 @@
 // REST routes of authentication (DECISIONS §3). Adapters only: parse, call, shape.
-import type { RequestContext } from '../../subgraphs/core/context.js';
-import type { Platform } from '../../subgraphs/core/platform.js';
-import { toUserView } from '../../subgraphs/tenancy/user.service.js';
-import { userRepository } from '../../subgraphs/tenancy/user.repository.js';
-import { errors } from '../../subgraphs/core/errors.js';
-import { RestResult, type RestInput, type RouteSpec } from '../rest/types.js';
+import type { RequestContext } from '../core/context.js';
+import type { Platform } from '../core/platform.js';
+import { toUserView } from '../tenancy/tenancy.api.js';
+import { userRepository } from '../tenancy/tenancy.api.js';
+import { errors } from '../core/errors.js';
+import { RestResult, type RestInput, type RouteSpec } from '../core/rest.js';
 import { checkCredentials, stringFields } from './credentials.js';
 import { completeSocialLogin, startSocialLogin } from './oidc.service.js';
 import { OIDC_STATE_COOKIE, OIDC_STATE_TTL_SEC } from './oidc-state.js';

@@ -1,17 +1,6 @@
 // Sessions, API keys and social accounts: the only code touching those tables.
-import { type AuthUser, type Queryable, USER_COLUMNS, toAuthUser } from './token.repository.js';
-
-export interface SessionRecord {
-  user: AuthUser;
-  csrfToken: string;
-  expiresAt: Date;
-}
-
-export interface ApiKeyRecord {
-  keyId: number;
-  appId: number;
-  siteId: number;
-}
+import type { ApiKeyRecord, AuthUser, SessionRecord } from '../core/auth-cache.js';
+import { type Queryable, USER_COLUMNS, toAuthUser } from './token.repository.js';
 
 export const authRepository = {
   async insertSession(db: Queryable, keyHash: string, userId: number, csrfToken: string, expiresAt: Date): Promise<void> {

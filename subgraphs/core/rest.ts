@@ -1,11 +1,16 @@
-// The declarative REST route table: each documented path maps to the service function that
-// owns it. Handlers are adapters: parse input, call one service function, shape output.
-import type { RequestContext } from '../../subgraphs/core/context.js';
+// The shape of a REST route, shared by the modules that declare routes and the edge that
+// mounts them (gateway/rest/register.ts). Handlers are adapters: parse input, call one service
+// function, shape output.
+import type { RequestContext } from './context.js';
+import type { AppError } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Which error envelope a route answers with (the seeds differ per module). */
-export type ErrorStyle = 'console' | 'secrets' | 'data' | 'storage' | 'analytics' | 'events';
+/**
+ * A module's REST error envelope (the seeds differ per module): the body for one AppError.
+ * Modules without one answer in the console envelope `{detail, code, status_code}`.
+ */
+export type RestErrorRenderer = (err: AppError) => Record<string, unknown>;
 
 export interface RestInput {
   params: Record<string, string>;
@@ -52,8 +57,7 @@ export interface RouteSpec {
   /** Session-authenticated unsafe requests need a CSRF token, except on these routes. */
   csrfExempt?: boolean;
   status?: number;
-  errorStyle?: ErrorStyle;
-  /** The module (subgraph) that owns the service function. */
+  /** The module (subgraph) that owns the service function; its manifest's error envelope applies. */
   module: string;
   summary: string;
   /**

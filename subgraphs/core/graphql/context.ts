@@ -2,8 +2,8 @@
 // DataLoaders. In-process the gateway builds one per GraphQL request; over HTTP each
 // subgraph server builds one per incoming request. Loaders never outlive the request, so no
 // tenant's data is cached beyond it.
-import type { RequestContext } from './core/context.js';
-import type { Query } from './core/listing.js';
+import type { RequestContext } from '../context.js';
+import type { Query } from '../listing.js';
 
 export interface SubgraphContext {
   ctx: RequestContext;

@@ -4,9 +4,9 @@
 // makes deactivated users lose access within a bounded time.
 import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { errors } from '../../subgraphs/core/errors.js';
-import type { JwtKeys } from '../../subgraphs/core/keys.js';
-import type { Platform } from '../../subgraphs/core/platform.js';
+import { errors } from '../core/errors.js';
+import type { JwtKeys } from '../core/keys.js';
+import type { Platform } from '../core/platform.js';
 
 export type TokenType = 'access' | 'refresh';
 

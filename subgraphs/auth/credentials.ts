@@ -1,8 +1,8 @@
 // Username and password sign-in, shared by the JWT and session login routes.
-import { errors } from '../../subgraphs/core/errors.js';
-import type { Platform } from '../../subgraphs/core/platform.js';
-import { burnPasswordCheck, verifyPassword } from '../../subgraphs/tenancy/password.js';
-import { userRepository } from '../../subgraphs/tenancy/user.repository.js';
+import { errors } from '../core/errors.js';
+import type { Platform } from '../core/platform.js';
+import { burnPasswordCheck, verifyPassword } from '../tenancy/tenancy.api.js';
+import { userRepository } from '../tenancy/tenancy.api.js';
 import { authUserFromRecord, type AuthUser } from './token.repository.js';
 
 /** Reads required non-empty string fields from a JSON body (400 with field errors). */

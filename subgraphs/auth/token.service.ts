@@ -1,8 +1,7 @@
 // JWT flows: obtain a pair, rotate it, verify, blacklist (DECISIONS §3).
 import crypto from 'node:crypto';
-import { errors } from '../../subgraphs/core/errors.js';
-import type { Platform } from '../../subgraphs/core/platform.js';
-import { authState } from './auth-state.js';
+import { errors } from '../core/errors.js';
+import type { Platform } from '../core/platform.js';
 import { signToken, verifyToken } from './jwt.service.js';
 import { tokenRepository, type AuthUser, type Queryable } from './token.repository.js';
 
@@ -70,14 +69,15 @@ export async function blacklistRefreshToken(platform: Platform, refresh: string,
 
 export async function revokeAccessToken(platform: Platform, jti: string, expiresAt: Date): Promise<void> {
   await tokenRepository.revokeAccess(platform.pool, jti, expiresAt);
-  authState(platform).revokedAccess.add(jti);
+  platform.invalidation.publish({ kind: 'accessToken', jti });
 }
 
-/** The active user an access token speaks for, or token_not_valid. Cached (see auth-state.ts). */
+/** The active user an access token speaks for, or token_not_valid. Cached (platform.auth). */
 export async function userForAccessToken(platform: Platform, token: string): Promise<{ user: AuthUser; jti: string; exp: number }> {
   const claims = verifyToken(platform, token, 'access');
-  const state = authState(platform);
-  if (await state.revokedAccess.has(claims.jti)) throw errors.tokenNotValid('Token is blacklisted.');
+  const state = platform.auth;
+  if (await state.revokedAccess.has(claims.jti, () => tokenRepository.revokedAccessJtis(platform.pool)))
+    throw errors.tokenNotValid('Token is blacklisted.');
   const user = await state.users.get(claims.sub, () => tokenRepository.activeUserByUuid(platform.pool, claims.sub));
   if (!user) throw errors.tokenNotValid('User not found or inactive.');
   return { user, jti: claims.jti, exp: claims.exp };

@@ -1,10 +1,9 @@
 // Browser sessions (DECISIONS §3): an opaque `sessionid` cookie whose SHA-256 alone is
 // stored, and a `csrftoken` that unsafe requests must echo in `X-CSRFToken`.
 import crypto from 'node:crypto';
-import type { Platform } from '../../subgraphs/core/platform.js';
-import { authState } from './auth-state.js';
-import { authRepository, type SessionRecord } from './auth.repository.js';
-import type { AuthUser } from './token.repository.js';
+import type { Platform } from '../core/platform.js';
+import type { AuthUser, SessionRecord } from '../core/auth-cache.js';
+import { authRepository } from './auth.repository.js';
 
 export const SESSION_COOKIE = 'sessionid';
 export const CSRF_COOKIE = 'csrftoken';
@@ -26,17 +25,17 @@ export async function createSession(platform: Platform, user: AuthUser): Promise
   return { sessionId, csrfToken, maxAgeSec };
 }
 
-/** The live session behind a cookie value (cached, see auth-state.ts), or null. */
+/** The live session behind a cookie value (cached: platform.auth), or null. */
 export async function findSession(platform: Platform, sessionId: string): Promise<SessionRecord | null> {
   const hash = sha256(sessionId);
-  const session = await authState(platform).sessions.get(hash, () => authRepository.findSession(platform.pool, hash));
+  const session = await platform.auth.sessions.get(hash, () => authRepository.findSession(platform.pool, hash));
   return session && session.expiresAt.getTime() > Date.now() ? session : null;
 }
 
 export async function endSession(platform: Platform, sessionId: string): Promise<void> {
   const hash = sha256(sessionId);
   await authRepository.deleteSession(platform.pool, hash);
-  authState(platform).sessions.delete(hash);
+  platform.invalidation.publish({ kind: 'session', hash });
 }
 
 /** Constant-time comparison of the CSRF header with the session's token. */

@@ -1,10 +1,10 @@
 // Social sign-in through OpenID Connect (DECISIONS §3): authorization-code flow with PKCE,
 // state and nonce, against the providers named in OIDC_PROVIDERS.
 import * as oidc from 'openid-client';
-import type { OidcProviderConfig } from '../../subgraphs/core/config.js';
-import type { RequestContext } from '../../subgraphs/core/context.js';
-import { errors, isAppError } from '../../subgraphs/core/errors.js';
-import type { Platform } from '../../subgraphs/core/platform.js';
+import type { OidcProviderConfig } from '../core/config.js';
+import type { RequestContext } from '../core/context.js';
+import { errors, isAppError } from '../core/errors.js';
+import type { Platform } from '../core/platform.js';
 import { OIDC_STATE_TTL_SEC, openState, safeNext, sealState } from './oidc-state.js';
 import { resolveSocialUser, type ExternalIdentity } from './social-user.js';
 import type { AuthUser } from './token.repository.js';

@@ -2,10 +2,10 @@
 // user with the same e-mail, when the provider says the address is verified; else a new
 // user without a usable password.
 import crypto from 'node:crypto';
-import { isUniqueViolation } from '../../subgraphs/core/db.js';
-import { errors } from '../../subgraphs/core/errors.js';
-import type { Platform } from '../../subgraphs/core/platform.js';
-import { userRepository } from '../../subgraphs/tenancy/user.repository.js';
+import { isUniqueViolation } from '../core/db.js';
+import { errors } from '../core/errors.js';
+import type { Platform } from '../core/platform.js';
+import { userRepository } from '../tenancy/tenancy.api.js';
 import { authRepository } from './auth.repository.js';
 import { authUserFromRecord, type AuthUser } from './token.repository.js';
 

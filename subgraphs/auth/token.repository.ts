@@ -1,17 +1,9 @@
 // Refresh-token families and revoked access tokens. The only code touching those tables.
 import type pg from 'pg';
-import type { PrincipalUserRow } from '../../subgraphs/core/context.js';
-import type { User } from '../../subgraphs/tenancy/user.repository.js';
+import type { AuthUser } from '../core/auth-cache.js';
+import type { User } from '../tenancy/tenancy.api.js';
 
-/** The user fields tokens and principals are built from (never the password hash). */
-export interface AuthUser {
-  id: number;
-  uuid: string;
-  username: string;
-  isStaff: boolean;
-  isSuperuser: boolean;
-  row: PrincipalUserRow;
-}
+export type { AuthUser };
 
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 

@@ -2,7 +2,7 @@
 // short-lived cookie encrypted and authenticated with AES-256-GCM: the PKCE verifier stays
 // confidential, and nothing in it can be forged or moved to another provider.
 import crypto from 'node:crypto';
-import type { Platform } from '../../subgraphs/core/platform.js';
+import type { Platform } from '../core/platform.js';
 
 export const OIDC_STATE_COOKIE = 'oidc_state';
 export const OIDC_STATE_TTL_SEC = 600;

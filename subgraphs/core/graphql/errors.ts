@@ -4,8 +4,8 @@
 // stack stay in the log.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
-import { isAppError, type AppError } from './core/errors.js';
-import type { SubgraphContext } from './subgraph-context.js';
+import { isAppError, type AppError } from '../errors.js';
+import type { SubgraphContext } from './context.js';
 
 /** Client mistakes detected by GraphQL itself, as the platform's REST codes. */
 const GRAPHQL_CLIENT_CODES: Record<string, { code: string; status: number }> = {

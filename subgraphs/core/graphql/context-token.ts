@@ -2,8 +2,8 @@
 // short-lived HS256 JWT signed with the platform's subgraph secret, so that a subgraph
 // trusts who the caller is and which site the request is for without authenticating again.
 import jwt from 'jsonwebtoken';
-import type { Principal, RequestContext } from './core/context.js';
-import { errors } from './core/errors.js';
+import type { Principal, RequestContext } from '../context.js';
+import { errors } from '../errors.js';
 
 export const CONTEXT_HEADER = 'x-platform-context';
 

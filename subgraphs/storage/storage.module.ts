@@ -1,0 +1,18 @@
+// The storage module: buckets and objects on the object-store and document-library providers
+// (seed 2 "Storage", DECISIONS §8).
+import type { ModuleManifest } from '../core/module.js';
+import { renderStorageError } from './storage-errors.js';
+import { storageResolvers } from './storage.resolvers.js';
+
+export const storageModule: ModuleManifest = {
+  name: 'storage',
+  resolvers: [storageResolvers],
+  routes: [],
+  restErrors: renderStorageError,
+  permissions: [
+    { codename: 'storage:read', name: 'Can read storage', resource: 'storage', scope: 'site' },
+    { codename: 'storage:create', name: 'Can create storage objects', resource: 'storage', scope: 'site' },
+    { codename: 'storage:update', name: 'Can update storage objects', resource: 'storage', scope: 'site' },
+    { codename: 'storage:delete', name: 'Can delete storage objects', resource: 'storage', scope: 'site' },
+  ],
+};
