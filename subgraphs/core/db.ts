@@ -44,16 +44,37 @@ export function createPrisma(pool: pg.Pool): PrismaClient {
   return new PrismaClient({ adapter });
 }
 
-export function isUniqueViolation(e: unknown): boolean {
-  const err = e as {
-    code?: string;
-    cause?: { code?: string; originalCode?: string };
-    meta?: { driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } };
-  };
-  return (
-    err?.code === '23505' ||
-    err?.code === 'P2002' ||
-    err?.cause?.originalCode === '23505' ||
-    err?.meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation'
-  );
+export { isUniqueViolation } from './db-errors.js';
+
+export interface TransactionOptions {
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+  readOnly?: boolean;
+}
+
+/**
+ * Runs `work` in one transaction on a connection of its own: COMMIT when it returns, ROLLBACK
+ * when it throws (the error is rethrown as is; callers map it with mapDbError). A connection
+ * whose ROLLBACK failed is discarded, never returned to the pool.
+ */
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  opts: TransactionOptions = {},
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const mode = [opts.isolation ? `ISOLATION LEVEL ${opts.isolation.toUpperCase()}` : '', opts.readOnly ? 'READ ONLY' : '']
+      .filter(Boolean)
+      .join(' ');
+    await client.query(mode ? `BEGIN ${mode}` : 'BEGIN');
+    const out = await work(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (e) {
+    await client.query('ROLLBACK').catch((r: Error) => (broken = r));
+    throw e;
+  } finally {
+    client.release(broken);
+  }
 }
