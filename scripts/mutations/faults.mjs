@@ -1,0 +1,40 @@
+// Deliberate faults the test suite must catch (scripts/mutations/run.mjs applies each one to a
+// scratch copy and runs `tests` there; the fault is caught when they fail). Keep the list beside
+// the code it breaks: when a module lands, add its faults (a write permission weakened to the
+// read permission, the site filter dropped from one repository query, …). A pattern that
+// matches nothing makes the run fail as "stale": update it when the code moves.
+//
+// Each fault: id, why (what would go wrong in production), edits [{files, find, replace}],
+// tests (the test files that must catch it; keep them few, CI time is bounded).
+
+export const FAULTS = [
+  {
+    id: 'data: record writes need only data:read',
+    why: 'A member who may only read a table could create, change and delete its records.',
+    edits: [{ files: 'subgraphs/data/records/*.service.ts', find: /'data:write'/g, replace: "'data:read'" }],
+    tests: ['test/e2e/permission-matrix.test.ts'],
+  },
+  {
+    id: 'secrets: writes need only secrets:read',
+    why: 'A member who may only read secrets could create, replace and delete them.',
+    edits: [{ files: 'subgraphs/secrets/**/*.ts', find: /can\(ctx, 'secrets:write'/g, replace: "can(ctx, 'secrets:read'" }],
+    tests: ['test/e2e/permission-matrix.test.ts'],
+  },
+  {
+    id: 'kernel: grant cache never forgets',
+    why: 'A member removed from an organization would keep reading its secrets and records.',
+    edits: [
+      {
+        files: 'subgraphs/core/grant-cache.ts',
+        find: 'export const GRANT_TTL_MS = 2_000;',
+        replace: 'export const GRANT_TTL_MS = 3_600_000;',
+      },
+      {
+        files: 'subgraphs/core/grant-cache.ts',
+        find: /apply\(change: Invalidation\): void \{/,
+        replace: 'apply(change: Invalidation): void {\n    return;',
+      },
+    ],
+    tests: ['test/e2e/revocation.test.ts'],
+  },
+];

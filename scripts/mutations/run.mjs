@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// `npm run test:mutations`: the test suite must catch deliberate faults. Each fault of
+// scripts/mutations/faults.mjs is applied to a scratch copy of the committed tree (a detached
+// git worktree sharing this checkout's node_modules), the tests named by the fault run there,
+// and the fault counts as caught only if they fail. The run fails when any fault survives, or
+// when a fault no longer applies (its pattern matches nothing: the code moved, update the list).
+//
+//   npm run test:mutations [-- --only <fault id substring>] [--keep]
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FAULTS } from './faults.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
+const keep = args.includes('--keep');
+const git = (cwd, ...a) => execFileSync('git', a, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-mutations-'));
+git(root, 'worktree', 'add', '--detach', '--quiet', scratch, 'HEAD');
+fs.symlinkSync(path.join(root, 'node_modules'), path.join(scratch, 'node_modules'), 'dir');
+
+/** Files of the scratch tree matching a fault's `files` (paths relative to the root, `*` within a segment, `**` across). */
+function filesOf(pattern) {
+  const re = new RegExp(
+    '^' +
+      pattern
+        .split('**')
+        .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*'))
+        .join('.*') +
+      '$',
+  );
+  return git(scratch, 'ls-files')
+    .split('\n')
+    .filter((f) => f && re.test(f));
+}
+
+function apply(fault) {
+  let changed = 0;
+  for (const edit of fault.edits) {
+    for (const file of filesOf(edit.files)) {
+      const full = path.join(scratch, file);
+      const text = fs.readFileSync(full, 'utf8');
+      const next = text.replace(edit.find, edit.replace);
+      if (next !== text) {
+        fs.writeFileSync(full, next);
+        changed++;
+      }
+    }
+  }
+  return changed;
+}
+
+const results = [];
+try {
+  for (const fault of FAULTS.filter((f) => !only || f.id.includes(only))) {
+    const changed = apply(fault);
+    if (changed === 0) {
+      results.push({ fault, outcome: 'stale' });
+      process.stdout.write(`STALE   ${fault.id}: its pattern matches nothing — update scripts/mutations/faults.mjs\n`);
+      continue;
+    }
+    const started = Date.now();
+    const run = spawnSync(
+      'node',
+      ['--experimental-vm-modules', '--no-warnings', 'node_modules/jest/bin/jest.js', '--runInBand', '--silent', ...fault.tests],
+      {
+        cwd: scratch,
+        encoding: 'utf8',
+        env: process.env,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    const caught = run.status !== 0;
+    results.push({ fault, outcome: caught ? 'caught' : 'survived' });
+    process.stdout.write(`${caught ? 'CAUGHT ' : 'SURVIVED'} ${fault.id} (${seconds}s, ${changed} file(s) changed)\n`);
+    if (!caught) process.stdout.write(`         ${fault.why}\n`);
+    git(scratch, 'checkout', '--quiet', '--', '.');
+  }
+} finally {
+  if (!keep) {
+    git(root, 'worktree', 'remove', '--force', scratch);
+  } else process.stdout.write(`scratch tree kept at ${scratch}\n`);
+}
+const bad = results.filter((r) => r.outcome !== 'caught');
+process.stdout.write(`\n${results.length - bad.length} of ${results.length} faults caught.\n`);
+process.exit(bad.length ? 1 : 0);
