@@ -8,6 +8,10 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     workers?: number;
+    /** Requests per second from all connections together. */
+    overallRate?: number;
+    /** A sequence each connection cycles through. */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
   }
   interface Histogram {
     average: number;

@@ -2,6 +2,7 @@
 // same route, one line per benchmark. Benchmarks are entries in BENCHMARKS below.
 //
 //   npm run bench -- [--duration 10] [--warmup 3] [--connections 20] [--only name]
+//   npm run bench -- --soak MINUTES [--rate N]     (bench/soak.ts)
 //
 // The platform runs on DATABASE_URL when set, else on an embedded PostgreSQL in a temporary
 // directory. Rate limits are off (they would answer 429 within a second); request logs are on,
@@ -26,6 +27,7 @@ import { DATA_BENCHMARKS } from './data.bench.js';
 import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
+import { soak } from './soak.js';
 
 import type { Benchmark, BenchEnv, Request } from './bench-types.js';
 
@@ -47,6 +49,8 @@ interface Options {
   warmup: number;
   connections: number;
   only?: string;
+  soak?: number;
+  rate?: number;
 }
 
 function options(): Options {
@@ -56,9 +60,18 @@ function options(): Options {
       warmup: { type: 'string', default: '3' },
       connections: { type: 'string', default: '20' },
       only: { type: 'string' },
+      soak: { type: 'string' },
+      rate: { type: 'string' },
     },
   });
-  return { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), only: values.only };
+  return {
+    duration: Number(values.duration),
+    warmup: Number(values.warmup),
+    connections: Number(values.connections),
+    only: values.only,
+    soak: values.soak === undefined ? undefined : Number(values.soak),
+    rate: values.rate === undefined ? undefined : Number(values.rate),
+  };
 }
 
 async function listen(app: FastifyInstance): Promise<string> {
@@ -138,6 +151,10 @@ async function main(): Promise<void> {
       passwordHash: await hashPassword('bench password'),
     });
     const env: BenchEnv = { platform, user, token: signAccessToken(platform, user), base };
+    if (opts.soak) {
+      await soak(env, opts.soak, opts.rate);
+      return;
+    }
     const selected = BENCHMARKS.filter((b) => !opts.only || b.name.includes(opts.only));
     process.stdout.write(
       `# ${opts.duration}s per side after ${opts.warmup}s warm-up, ${opts.connections} connections, ${os.cpus().length} CPUs, Node ${process.version}\n`,
