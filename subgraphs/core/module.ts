@@ -22,6 +22,12 @@ export interface ModuleManifest {
   routes: RouteSpec[];
   /** The module's REST error envelope; the console envelope `{detail, code, status_code}` when absent. */
   restErrors?: RestErrorRenderer;
+  /**
+   * The permission each GraphQL field of the module's subgraph checks, keyed `Type.field`
+   * (`Query.records`, `Mutation.createBucket`, `App.buckets`); null where none beyond sign-in.
+   * The permission-matrix test walks these declarations.
+   */
+  fieldPermissions?: Record<string, string | null>;
   /** Permissions the module adds to the catalogue. */
   permissions?: PermissionDef[];
   /** Start-up seeds, run once after the migrations by the process that seeds (server, CLI, tests). */

@@ -59,6 +59,12 @@ export interface RouteSpec {
   status?: number;
   /** The module (subgraph) that owns the service function; its manifest's error envelope applies. */
   module: string;
+  /**
+   * The permission codename the service checks for this route (e.g. `storage:read`), or null
+   * when the route needs no permission beyond its `auth` (sign-in, one's own profile, staff-only
+   * rules checked otherwise). The permission-matrix test walks these declarations.
+   */
+  permission?: string | null;
   summary: string;
   /**
    * JSON Schema of the success body (status `status`): Fastify then serializes it with a
