@@ -37,4 +37,16 @@ export const FAULTS = [
     ],
     tests: ['test/e2e/revocation.test.ts'],
   },
+  {
+    id: 'kernel: invalidations stay in the process that made them',
+    why: 'An API key revoked or a user deactivated through a subgraph process would stay accepted at the gateway until its cache expires.',
+    edits: [
+      {
+        files: 'subgraphs/core/invalidation.ts',
+        find: "this.client.query('SELECT pg_notify($1, $2)'",
+        replace: "this.client.query('SELECT $1::text, $2::text'",
+      },
+    ],
+    tests: ['test/e2e/invalidation-distributed.test.ts'],
+  },
 ];
