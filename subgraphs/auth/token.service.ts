@@ -1,6 +1,7 @@
 // JWT flows: obtain a pair, rotate it, verify, blacklist (DECISIONS §3).
 import crypto from 'node:crypto';
 import { errors } from '../core/errors.js';
+import { withTransaction } from '../core/db.js';
 import type { Platform } from '../core/platform.js';
 import { signToken, verifyToken } from './jwt.service.js';
 import { tokenRepository, type AuthUser, type Queryable } from './token.repository.js';
@@ -36,19 +37,11 @@ async function refuse(platform: Platform, jti: string): Promise<never> {
 /** Rotation: the presented refresh token is spent and a new pair of the same family issued. */
 export async function rotateRefreshToken(platform: Platform, refresh: string): Promise<TokenPair> {
   const claims = verifyToken(platform, refresh, 'refresh');
-  const client = await platform.pool.connect();
-  let pair: TokenPair | null = null;
-  try {
-    await client.query('BEGIN');
+  // Spending a token that is not spendable changes nothing, so committing then is harmless.
+  const pair = await withTransaction(platform.pool, async (client) => {
     const used = await tokenRepository.markUsed(client, claims.jti);
-    if (used) pair = await signPair(client, platform, used.user, used.familyId);
-    await client.query(used ? 'COMMIT' : 'ROLLBACK');
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  } finally {
-    client.release();
-  }
+    return used ? signPair(client, platform, used.user, used.familyId) : null;
+  });
   return pair ?? refuse(platform, claims.jti);
 }
 

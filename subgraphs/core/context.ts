@@ -10,7 +10,7 @@ import type { GrantCache } from './grant-cache.js';
 import type { Hooks } from './hooks.js';
 import type { Principal, SiteRef } from './identity.js';
 import type { InvalidationBus } from './invalidation.js';
-import type { KeyRing } from './keys.js';
+import type { PlatformKeys } from './keys.js';
 import type { PermissionCatalogue } from './permissions.js';
 import type { TenantCache } from './tenant-cache.js';
 
@@ -35,7 +35,7 @@ export interface Platform {
   pool: pg.Pool;
   prisma: Db;
   redis: Redis | null;
-  keys: KeyRing;
+  keys: PlatformKeys;
   databaseUrl: string;
   /** Every module's permissions. */
   permissions: PermissionCatalogue;

@@ -41,7 +41,9 @@ export const prepared = (text: string, values: unknown[]): pg.QueryConfig => ({ 
 
 export function createPrisma(pool: pg.Pool): PrismaClient {
   const adapter = new PrismaPg(pool, { statementNameGenerator: (q) => statementName(q.sql) });
-  return new PrismaClient({ adapter });
+  // Prisma's default waits only 2 s for a connection before giving up on a transaction; a busy
+  // pool (a burst of writes) then fails requests that would have been served a moment later.
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: 10_000, timeout: 20_000 } });
 }
 
 export { isUniqueViolation } from './db-errors.js';
@@ -64,17 +66,32 @@ export async function withTransaction<T>(
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    const mode = [opts.isolation ? `ISOLATION LEVEL ${opts.isolation.toUpperCase()}` : '', opts.readOnly ? 'READ ONLY' : '']
-      .filter(Boolean)
-      .join(' ');
-    await client.query(mode ? `BEGIN ${mode}` : 'BEGIN');
+    return await transactionOn(client, work, opts, (r) => (broken = r));
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * One transaction on a connection the caller holds (the migration runner keeps its session
+ * lock on it). `onBrokenRollback` hears of a ROLLBACK that failed: that connection is unusable.
+ */
+export async function transactionOn<T, C extends pg.ClientBase>(
+  client: C,
+  work: (client: C) => Promise<T>,
+  opts: TransactionOptions = {},
+  onBrokenRollback: (e: Error) => void = () => undefined,
+): Promise<T> {
+  const mode = [opts.isolation ? `ISOLATION LEVEL ${opts.isolation.toUpperCase()}` : '', opts.readOnly ? 'READ ONLY' : '']
+    .filter(Boolean)
+    .join(' ');
+  await client.query(mode ? `BEGIN ${mode}` : 'BEGIN');
+  try {
     const out = await work(client);
     await client.query('COMMIT');
     return out;
   } catch (e) {
-    await client.query('ROLLBACK').catch((r: Error) => (broken = r));
+    await client.query('ROLLBACK').catch(onBrokenRollback);
     throw e;
-  } finally {
-    client.release(broken);
   }
 }

@@ -18,7 +18,7 @@ export interface JwtKeys {
   jwks: { keys: Record<string, unknown>[] };
 }
 
-export interface KeyRing {
+export interface PlatformKeys {
   jwt: JwtKeys;
   /** HMAC secret that signs the request context sent to subgraphs over HTTP. */
   subgraphSecret: string;
@@ -62,7 +62,7 @@ function asymmetric(privatePem: string, publicPem: string, variable: string): Jw
   };
 }
 
-export function loadKeyRing(config: Readonly<Config>, log?: Logger): KeyRing {
+export function loadPlatformKeys(config: Readonly<Config>, log?: Logger): PlatformKeys {
   const dir = path.join(config.dataDir, 'keys');
   let jwt: JwtKeys;
   if (config.jwt.privateKey && config.jwt.publicKey) {

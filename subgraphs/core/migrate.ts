@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { transactionOn } from './db.js';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../prisma/migrations');
 const LOCK_ID = 727_100_001;
@@ -29,13 +30,12 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
     const done = new Set((await client.query<{ name: string }>('SELECT name FROM _platform_migrations')).rows.map((r) => r.name));
     for (const m of listMigrations(dir)) {
       if (done.has(m.name)) continue;
-      await client.query('BEGIN');
       try {
-        await client.query(m.sql);
-        await client.query('INSERT INTO _platform_migrations (name) VALUES ($1)', [m.name]);
-        await client.query('COMMIT');
+        await transactionOn(client, async (c) => {
+          await c.query(m.sql);
+          await c.query('INSERT INTO _platform_migrations (name) VALUES ($1)', [m.name]);
+        });
       } catch (e) {
-        await client.query('ROLLBACK');
         throw new Error(`migration ${m.name} failed: ${(e as Error).message}`);
       }
       applied.push(m.name);

@@ -14,7 +14,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.
 import { GrantCache } from './grant-cache.js';
 import { Hooks } from './hooks.js';
 import { InvalidationBus } from './invalidation.js';
-import { loadKeyRing } from './keys.js';
+import { loadPlatformKeys } from './keys.js';
 import { migrate } from './migrate.js';
 import type { ModuleManifest } from './module.js';
 import { PermissionCatalogue } from './permissions.js';
@@ -68,7 +68,7 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, opts:
     const applied = await migrate(pool);
     if (applied.length) log.info({ applied }, 'platform migrations applied');
     const prisma = createPrisma(pool);
-    const keys = loadKeyRing(config, log);
+    const keys = loadPlatformKeys(config, log);
     if (config.redisUrl) {
       redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
       redis.on('error', (e) => log.warn({ err: e.message }, 'redis connection error'));

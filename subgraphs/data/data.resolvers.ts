@@ -2,7 +2,7 @@
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
-import { createSchemaGql, deleteTableGql, findTable, listTables, type DataTableView } from './table.service.js';
+import { createSchemaGql, deleteTableGql, findTable, listTables, type DataTableView } from './table/table-graphql.js';
 
 interface TableArgs {
   app: string;

@@ -3,8 +3,8 @@
 // reading and writing secrets meanwhile; old data key versions stay readable until no secret
 // uses them, so a value written concurrently with an old version is never lost.
 import crypto from 'node:crypto';
-import type pg from 'pg';
 import { isAppError } from '../core/errors.js';
+import { withTransaction } from '../core/db.js';
 import { dataKeyRepository } from './data-key.repository.js';
 import { currentMasterKeyId, dataKey, forgetCurrentVersion, unwrapDataKey, wrapDataKey, type KeyringHost } from './keyring.js';
 import { decryptWith, encryptWith, type SecretIdentity } from './secret-crypto.js';
@@ -26,21 +26,6 @@ const BATCH_SQL = `
    WHERE s.site_id = $1 AND s.ciphertext IS NOT NULL AND s.key_version <> $2 AND s.id > $3
    ORDER BY s.id LIMIT $4
      FOR UPDATE OF s`;
-
-async function inTransaction<T>(pool: pg.Pool, work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  } finally {
-    client.release();
-  }
-}
 
 /** Re-wraps with the current master key every data key of the site that another master key wrapped. */
 async function rewrapSite(host: KeyringHost, siteId: number): Promise<number> {
@@ -76,7 +61,7 @@ async function reencryptPass(
   const newKey = await dataKey(host, siteId, version);
   let lastId = 0;
   for (;;) {
-    const count = await inTransaction(host.pool, async (client) => {
+    const count = await withTransaction(host.pool, async (client) => {
       const { rows } = await client.query(BATCH_SQL, [siteId, version, lastId, batchSize]);
       for (const r of rows) {
         lastId = r.id;

@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Platform } from '../core/platform.js';
 import { errors } from '../core/errors.js';
+import { withTransaction } from '../core/db.js';
 import { readOrCreateKeyFile } from '../core/keys.js';
 import { dataKeyRepository, type DataKeyRow, type Queryable } from './data-key.repository.js';
 
@@ -124,26 +125,17 @@ export async function currentDataKey(host: KeyringHost, siteId: number): Promise
  * another's insert would create a second version.
  */
 async function createFirstDataKey(host: KeyringHost, siteId: number): Promise<DataKeyRow> {
-  const client = await host.pool.connect();
-  try {
-    await client.query('BEGIN');
+  const row = await withTransaction(host.pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1, $2)', [DATA_KEY_LOCK, siteId]);
-    let row = await dataKeyRepository.current(client, siteId);
-    if (!row) {
-      const version = (await dataKeyRepository.maxVersion(client, siteId)) + 1;
-      const { wrapped, masterKeyId: id } = wrapDataKey(host, siteId, version, crypto.randomBytes(32));
-      await dataKeyRepository.insert(client, siteId, version, wrapped, id);
-      row = await dataKeyRepository.current(client, siteId);
-    }
-    await client.query('COMMIT');
-    if (!row) throw errors.unavailable("Could not create the site's secrets data key; try again.");
-    return row;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  } finally {
-    client.release();
-  }
+    const current = await dataKeyRepository.current(client, siteId);
+    if (current) return current;
+    const version = (await dataKeyRepository.maxVersion(client, siteId)) + 1;
+    const { wrapped, masterKeyId: id } = wrapDataKey(host, siteId, version, crypto.randomBytes(32));
+    await dataKeyRepository.insert(client, siteId, version, wrapped, id);
+    return dataKeyRepository.current(client, siteId);
+  });
+  if (!row) throw errors.unavailable("Could not create the site's secrets data key; try again.");
+  return row;
 }
 
 /** Forgets the cached current version of a site (after this process rotated it). */

@@ -2,14 +2,15 @@
 // connection secrets): app tier first, then site tier. The value goes back to the calling
 // module only; this function logs nothing about it, and its errors name the key, never a value.
 import type { RequestContext } from '../core/context.js';
-import { secretsError, siteOf } from './secret-access.js';
+import { siteOf } from './secret-access.js';
+import { secretsError } from './secrets-errors.js';
 import { secretRepository } from './secret.repository.js';
 import { identityOf } from './secret.service.js';
 import { openValue } from './secret-crypto.js';
 
 const REF_RE = /^secret\.([A-Za-z0-9_-]{1,200})(?:\.([A-Za-z0-9_-]{1,200}))?$/;
 
-const resolutionError = (detail: string) => secretsError(404, 'secret_resolution_error', 'Secret not found.', detail);
+const resolutionError = (detail: string) => secretsError(404, 'secret_resolution_error', { error: 'Secret not found.', detail: detail });
 
 export interface ParsedReference {
   key: string;
@@ -30,7 +31,10 @@ export async function resolveSecretReference(ctx: RequestContext, appId: number 
   const site = siteOf(ctx);
   const parsed = parseSecretReference(ref);
   if (!parsed)
-    throw secretsError(400, 'secret_resolution_error', 'Invalid secret reference.', 'Expected secret.<key> or secret.<key>.<field>.');
+    throw secretsError(400, 'secret_resolution_error', {
+      error: 'Invalid secret reference.',
+      detail: 'Expected secret.<key> or secret.<key>.<field>.',
+    });
   const row = await secretRepository.findFirst(ctx.platform.pool, site.id, appId, parsed.key);
   if (!row) throw resolutionError(`No secret with key "${parsed.key}".`);
   const value = await openValue(ctx.platform, identityOf(row), row.stored);

@@ -2,14 +2,12 @@
 // `app` parameter, and the secrets error envelope's errors.
 import type { RequestContext, SiteRef } from '../core/context.js';
 import { prepared } from '../core/db.js';
-import { AppError, errors } from '../core/errors.js';
+import { errors } from '../core/errors.js';
 import { can } from '../tenancy/tenancy.api.js';
+import { secretsError } from './secrets-errors.js';
 
-/** An error in the seed's secrets envelope `{error, detail}` (render-error 'secrets'). */
-export const secretsError = (status: number, code: string, error: string, detail: unknown) =>
-  new AppError({ code, status, message: error, details: { detail } });
-
-export const secretNotFound = (key: string) => secretsError(404, 'not_found', 'Secret not found.', `No secret with key "${key}".`);
+export const secretNotFound = (key: string) =>
+  secretsError(404, 'not_found', { error: 'Secret not found.', detail: `No secret with key "${key}".` });
 
 export function siteOf(ctx: RequestContext): SiteRef {
   if (!ctx.site) throw errors.tenantRequired();
@@ -17,14 +15,15 @@ export function siteOf(ctx: RequestContext): SiteRef {
 }
 
 const unauthenticated = () =>
-  secretsError(
-    401,
-    'not_authenticated',
-    'Authentication credentials were not provided.',
-    'Private and sensitive secrets need authentication.',
-  );
+  secretsError(401, 'not_authenticated', {
+    error: 'Authentication credentials were not provided.',
+    detail: 'Private and sensitive secrets need authentication.',
+  });
 export const forbidden = (what: string) =>
-  secretsError(403, 'permission_denied', 'You do not have permission to perform this action.', `Missing permission ${what} on this site.`);
+  secretsError(403, 'permission_denied', {
+    error: 'You do not have permission to perform this action.',
+    detail: `Missing permission ${what} on this site.`,
+  });
 
 export async function requireRead(ctx: RequestContext): Promise<SiteRef> {
   const site = siteOf(ctx);
@@ -65,14 +64,15 @@ export const SITE_TIER: Tier = { appId: null, appSlug: null };
  */
 export async function tierOf(ctx: RequestContext, appRef: unknown): Promise<Tier> {
   if (appRef === undefined || appRef === null || appRef === '') return SITE_TIER;
-  if (typeof appRef !== 'string') throw secretsError(400, 'invalid', 'Invalid input.', { app: ['Must be an app slug or null.'] });
+  if (typeof appRef !== 'string')
+    throw secretsError(400, 'invalid', { error: 'Invalid input.', detail: { app: ['Must be an app slug or null.'] } });
   const site = siteOf(ctx);
   const { rows } = await ctx.platform.pool.query<{ id: number; slug: string }>(
     prepared('SELECT id, slug FROM apps WHERE site_id = $1 AND slug = $2 AND NOT is_deleted', [site.id, appRef]),
   );
   const app = rows[0];
   if (!app || (ctx.principal.kind === 'api_key' && ctx.principal.appId !== app.id)) {
-    throw secretsError(404, 'not_found', 'App not found.', `No app "${appRef}" on this site.`);
+    throw secretsError(404, 'not_found', { error: 'App not found.', detail: `No app "${appRef}" on this site.` });
   }
   return { appId: app.id, appSlug: app.slug };
 }

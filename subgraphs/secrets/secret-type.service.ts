@@ -5,12 +5,14 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { RequestContext, SiteRef } from '../core/context.js';
 import { isUniqueViolation } from '../core/db.js';
-import { AppError, errors, type FieldErrors } from '../core/errors.js';
+import { classifyDbError } from '../core/db-errors.js';
+import { errors, type FieldErrors } from '../core/errors.js';
 import { param, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
 import { toFieldErrors } from '../core/validate.js';
 import { can } from '../tenancy/tenancy.api.js';
 import * as repo from './secret-type.repository.js';
+import { secretsError } from './secrets-errors.js';
 
 import { SENSITIVITIES, type Sensitivity } from './system-types.js';
 
@@ -28,11 +30,6 @@ export interface SecretTypeRecord {
 
 export type { SecretTypeRow } from './secret-type.repository.js';
 export type SeedDb = repo.AnyDb;
-
-/** An error whose REST body (secrets style) is exactly `body`: the seed fixes several shapes. */
-export function secretsError(status: number, code: string, body: Record<string, unknown>): AppError {
-  return new AppError({ code, status, message: String(body.error ?? body.message ?? code), details: { body } });
-}
 
 // User schemas are arbitrary JSON Schemas, so this instance is not strict (unknown keywords
 // such as `title` or vendor extensions are allowed) unlike the platform's own input schemas
@@ -267,7 +264,7 @@ export async function deleteSecretType(ctx: RequestContext, slug: string): Promi
     if (!(await repo.deleteUnused(ctx.platform.pool, row.id))) throw await inUse();
   } catch (e) {
     // A secret created between the check and the delete: the foreign key refuses it.
-    if ((e as { code?: string }).code === '23503') throw await inUse();
+    if (classifyDbError(e)?.kind === 'foreign_key') throw await inUse();
     throw e;
   }
   compiledByType.delete(row.id);

@@ -7,7 +7,8 @@ import { isUniqueViolation, type Tx } from '../core/db.js';
 import { param, type Query } from '../core/listing.js';
 import { accessPredicate } from '../tenancy/tenancy.api.js';
 import { recordHistory } from './history.service.js';
-import { actor, denyRead, requireWrite, secretNotFound, secretsError, siteOf, SITE_TIER, tierOf, type Tier } from './secret-access.js';
+import { actor, denyRead, requireWrite, secretNotFound, siteOf, SITE_TIER, tierOf, type Tier } from './secret-access.js';
+import { secretsError } from './secrets-errors.js';
 import { openValue, sealValue, type SecretIdentity } from './secret-crypto.js';
 import { secretRepository, type ReadRow, type SecretRow } from './secret.repository.js';
 import { requireSecretType, validateSecretValue, type SecretTypeRecord } from './secret-type.service.js';
@@ -42,7 +43,7 @@ interface SecretInput {
   tags: string[];
 }
 
-const invalid = (fields: Record<string, string[]>) => secretsError(400, 'invalid', 'Invalid input.', fields);
+const invalid = (fields: Record<string, string[]>) => secretsError(400, 'invalid', { error: 'Invalid input.', detail: fields });
 
 /** Body fields; `typeField` is `secret_type` (site routes) or `type_slug` (app route). */
 function parseInput(body: unknown, typeField: 'secret_type' | 'type_slug', defaultKey?: string): SecretInput {
@@ -75,12 +76,10 @@ async function prepareValue(ctx: RequestContext, tier: Tier, input: SecretInput)
 }
 
 const duplicate = (key: string, tier: Tier) =>
-  secretsError(
-    409,
-    'conflict',
-    'Secret already exists.',
-    `A secret with key "${key}" already exists at ${tier.appSlug ? `app "${tier.appSlug}"` : 'site'} level.`,
-  );
+  secretsError(409, 'conflict', {
+    error: 'Secret already exists.',
+    detail: `A secret with key "${key}" already exists at ${tier.appSlug ? `app "${tier.appSlug}"` : 'site'} level.`,
+  });
 
 /** Runs a write transaction, turning a key collision into the documented 409. */
 async function write<T>(ctx: RequestContext, key: string, tier: Tier, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -166,7 +165,10 @@ export async function getSecret(ctx: RequestContext, key: string, query: Query):
   if (!row && !permitted) throw denyRead(ctx);
   if (!row) throw secretNotFound(key);
   if (wanted.length && !wanted.some((t) => row.tagSlugs.includes(t) || row.tagNames.includes(t))) {
-    throw secretsError(404, 'not_found', 'Secret not found.', `Secret "${key}" has none of the tags ${wanted.join(', ')}.`);
+    throw secretsError(404, 'not_found', {
+      error: 'Secret not found.',
+      detail: `Secret "${key}" has none of the tags ${wanted.join(', ')}.`,
+    });
   }
   return toSecretView(ctx, row);
 }

@@ -1,24 +1,13 @@
 // PostgreSQL errors of record writes → the data envelope (docs/data-service.md "Errors"), so
 // bad input never becomes a 500. Validation catches almost everything first; these are the
 // cases only the database can see (unique, foreign keys, races) and the safety net for the rest.
+import { classifyDbError } from '../../core/db-errors.js';
 import { AppError } from '../../core/errors.js';
 import { dataErrors } from '../data-errors.js';
 import type { DataTable } from '../model/table-model.js';
 import { fieldOfConstraint } from '../table/table-names.js';
 
-interface PgError {
-  code?: string;
-  detail?: string;
-  column?: string;
-  constraint?: string;
-  table?: string;
-  message?: string;
-}
-
 export type WriteKind = 'insert' | 'update' | 'delete';
-
-const isPgError = (e: unknown): e is PgError =>
-  typeof e === 'object' && e !== null && typeof (e as PgError).code === 'string' && /^[0-9A-Z]{5}$/.test((e as PgError).code!);
 
 /**
  * Fields named by a key in an error detail: `Key (a, b)=(…)` for columns, or the jsonb
@@ -56,50 +45,41 @@ const at = (index: number | undefined, field: string) => (index === undefined ? 
 
 /** Translates a database error into an AppError; anything unrecognized is rethrown as is. */
 export function translatePgError(e: unknown, table: ErrorTable, kind: WriteKind, index?: number): unknown {
-  if (e instanceof AppError || !isPgError(e)) return e;
-  const fields = keyFieldsOf(e.detail, table);
-  const named = fields.length ? fields.join(',') : fieldOfConstraintName(e.constraint, table);
-  switch (e.code) {
-    case '23505': {
+  if (e instanceof AppError) return e;
+  const db = classifyDbError(e);
+  if (!db) return e;
+  const fields = keyFieldsOf(db.detail, table);
+  const named = fields.length ? fields.join(',') : fieldOfConstraintName(db.constraint, table);
+  const restricted = () =>
+    dataErrors.restricted(`Records of another table still reference this record${db.table ? ` ("${db.table}")` : ''}.`);
+  switch (db.kind) {
+    case 'unique': {
       const field = named ?? 'non_field_errors';
       return dataErrors.unique(at(index, field), `A record with this ${field} already exists.`);
     }
-    case '23001':
+    case 'restrict':
       // ON DELETE RESTRICT (and updating a key that RESTRICT dependants reference).
-      return dataErrors.restricted(`Records of another table still reference this record${e.table ? ` ("${e.table}")` : ''}.`);
-    case '23503': {
-      if (kind === 'delete') {
-        return dataErrors.restricted(`Records of another table still reference this record${e.table ? ` ("${e.table}")` : ''}.`);
-      }
-      // An insert/update referencing a missing record, or an update of a key that others reference.
-      if (e.table && e.detail?.includes('is still referenced')) {
-        return dataErrors.restricted(`Records of another table still reference this record.`);
-      }
+      return restricted();
+    case 'foreign_key': {
+      // A delete, or an update of a key that another table's rows reference (the violated
+      // constraint belongs to that table), is refused for the dependants' sake.
+      const othersKey = db.table !== undefined && table.physicalName !== undefined && db.table !== table.physicalName;
+      if (kind === 'delete' || (kind === 'update' && othersKey)) return restricted();
       const field = named ?? 'non_field_errors';
       return dataErrors.badField(
         at(index, field),
-        `The referenced record does not exist${e.detail ? `: ${e.detail.replace(/^Key /, '')}` : '.'}`,
+        `The referenced record does not exist${db.detail ? `: ${db.detail.replace(/^Key /, '')}` : '.'}`,
       );
     }
-    case '23502': {
-      const field = e.column && table.model.fields.some((f) => f.name === e.column) ? e.column : 'non_field_errors';
+    case 'not_null': {
+      const field = db.column && table.model.fields.some((f) => f.name === db.column) ? db.column : 'non_field_errors';
       return dataErrors.validation({ [at(index, field)]: ['This field is required.'] });
     }
-    case '23514':
+    case 'check':
       return dataErrors.validation({ [at(index, named ?? 'non_field_errors')]: ['The value violates a constraint of the field.'] });
-    case '22P02':
-    case '22003':
-    case '22007':
-    case '22008':
-    case '2201B':
-    case '22001':
-    case '22021':
-    case '22025':
-    case '22P05':
-    case '2202E':
+    case 'invalid_value':
       return dataErrors.validation({ [at(index, named ?? 'non_field_errors')]: ["Invalid value for the field's type."] });
-    case '54000':
-    case '54001':
+    case 'too_complex':
       return dataErrors.validation({ non_field_errors: ['The request is too large or too deeply nested.'] });
     default:
       return e;

@@ -2,6 +2,7 @@
 // data envelope, record events fired only after COMMIT (never for a rolled-back write).
 import type pg from 'pg';
 import type { RequestContext } from '../../core/context.js';
+import { withTransaction } from '../../core/db.js';
 import type { AppRow } from '../../tenancy/tenancy.api.js';
 import { recordIdOf } from '../model/codec.js';
 import type { DataTable } from '../model/table-model.js';
@@ -44,19 +45,12 @@ export async function inTransaction<T>(
   /** The body was an array: errors name `[i].field`. */
   indexed = false,
 ): Promise<T> {
-  const client = await ctx.platform.pool.connect();
-  let broken: Error | undefined;
   let out: T;
   try {
-    await client.query('BEGIN');
     // One clock for the whole request: created_at/updated_at of a bulk write agree.
-    out = await work(client, new Date());
-    await client.query('COMMIT');
+    out = await withTransaction(ctx.platform.pool, (client) => work(client, new Date()));
   } catch (e) {
-    await client.query('ROLLBACK').catch((r: Error) => (broken = r));
     throw translatePgError(e, table, kind, indexed ? (e as { recordIndex?: number })?.recordIndex : undefined);
-  } finally {
-    client.release(broken);
   }
   if (log.events.length) await ctx.platform.hooks.runAfter(ctx, 'recordsCommitted', log.events, ctx);
   return out;

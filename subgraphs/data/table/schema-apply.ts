@@ -4,6 +4,7 @@
 // so references among the package's tables resolve in any order, cycles included.
 import type pg from 'pg';
 import type { RequestContext } from '../../core/context.js';
+import { withTransaction } from '../../core/db.js';
 import type { FieldErrors } from '../../core/errors.js';
 import type { AppRow } from '../../tenancy/tenancy.api.js';
 import { quoteSchema } from '../../tenancy/tenancy.api.js';
@@ -246,18 +247,7 @@ function textProblem(v: unknown, depth = 0): string | null {
 
 /** `fn` in a transaction on its own connection; any error rolls back. */
 export async function inTransaction<T>(ctx: RequestContext, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await ctx.platform.pool.connect();
-  try {
-    await client.query('BEGIN');
-    const out = await fn(client);
-    await client.query('COMMIT');
-    return out;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  } finally {
-    client.release();
-  }
+  return withTransaction(ctx.platform.pool, fn);
 }
 
 /**

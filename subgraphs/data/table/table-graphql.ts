@@ -1,15 +1,15 @@
 // Datatables as the GraphQL API shows them (App.tables, datatable, createSchema, deleteTable):
-// the table services of table/table.service.ts with camelCase views. Row counts are computed
+// the table services of table.service.ts with camelCase views. Row counts are computed
 // only when asked for, in one statement per page of tables.
-import type { RequestContext } from '../core/context.js';
-import { prepared } from '../core/db.js';
-import { isAppError } from '../core/errors.js';
-import { parsePage, type Query } from '../core/listing.js';
-import { requireApp } from '../tenancy/tenancy.api.js';
-import type { DataTable } from './model/table-model.js';
-import { catalogueRepository } from './table/catalogue.repository.js';
-import { loadTable, tableFromRow } from './table/table-access.js';
-import { createSchema, deleteTable, TABLE_PAGE } from './table/table.service.js';
+import type { RequestContext } from '../../core/context.js';
+import { prepared } from '../../core/db.js';
+import { isAppError } from '../../core/errors.js';
+import { parsePage, type Query } from '../../core/listing.js';
+import { requireApp } from '../../tenancy/tenancy.api.js';
+import type { DataTable } from '../model/table-model.js';
+import { catalogueRepository } from './catalogue.repository.js';
+import { loadTable, tableFromRow } from './table-access.js';
+import { createSchema, deleteTable, TABLE_PAGE } from './table.service.js';
 
 export interface DataTableView {
   name: string;
