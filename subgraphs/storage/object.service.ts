@@ -386,8 +386,11 @@ async function destinationOf(ctx: RequestContext, appRef: string, source: Bucket
   const sourcePath = parsePath(input.source_path, 'source_path');
   const destinationPath = parsePath(input.destination_path, 'destination_path');
   const destSlug = (input.destination_bucket as string | undefined) || source.bucket.slug;
+  if (destSlug !== source.bucket.slug) {
+    const other = await findBucket(ctx, appRef, destSlug);
+    if (other.bucket.provider !== source.bucket.provider) throw storageErrors.crossProvider();
+  }
   const dest = destSlug === source.bucket.slug ? source : await bucketFor(ctx, appRef, destSlug, op === 'create' ? 'create' : 'update');
-  if (dest.bucket.provider !== source.bucket.provider) throw storageErrors.crossProvider();
   if (dest !== source) await requireAccess(ctx, dest.bucket, 'create');
   return { sourcePath, destinationPath, dest };
 }
