@@ -143,3 +143,13 @@ export type SecretHistory = Prisma.SecretHistoryModel
  * A datatable of an app (DECISIONS §6); its rows live in the site's schema.
  */
 export type Datatable = Prisma.DatatableModel
+/**
+ * Model AnalyticsQuery
+ * A saved analytics query template of an app (seed 2 "Analytics query", DECISIONS §10).
+ */
+export type AnalyticsQuery = Prisma.AnalyticsQueryModel
+/**
+ * Model AnalyticsExecution
+ * One run of an analytics query: who, which engine, how long, how many rows, the outcome.
+ */
+export type AnalyticsExecution = Prisma.AnalyticsExecutionModel

@@ -421,7 +421,9 @@ export const ModelName = {
   Secret: 'Secret',
   SecretTagLink: 'SecretTagLink',
   SecretHistory: 'SecretHistory',
-  Datatable: 'Datatable'
+  Datatable: 'Datatable',
+  AnalyticsQuery: 'AnalyticsQuery',
+  AnalyticsExecution: 'AnalyticsExecution'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -437,7 +439,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable"
+    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable" | "analyticsQuery" | "analyticsExecution"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2291,6 +2293,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AnalyticsQuery: {
+      payload: Prisma.$AnalyticsQueryPayload<ExtArgs>
+      fields: Prisma.AnalyticsQueryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AnalyticsQueryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AnalyticsQueryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        findFirst: {
+          args: Prisma.AnalyticsQueryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AnalyticsQueryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        findMany: {
+          args: Prisma.AnalyticsQueryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        create: {
+          args: Prisma.AnalyticsQueryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        createMany: {
+          args: Prisma.AnalyticsQueryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AnalyticsQueryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        delete: {
+          args: Prisma.AnalyticsQueryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        update: {
+          args: Prisma.AnalyticsQueryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        deleteMany: {
+          args: Prisma.AnalyticsQueryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AnalyticsQueryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AnalyticsQueryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        upsert: {
+          args: Prisma.AnalyticsQueryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        aggregate: {
+          args: Prisma.AnalyticsQueryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAnalyticsQuery>
+        }
+        groupBy: {
+          args: Prisma.AnalyticsQueryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsQueryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AnalyticsQueryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsQueryCountAggregateOutputType> | number
+        }
+      }
+    }
+    AnalyticsExecution: {
+      payload: Prisma.$AnalyticsExecutionPayload<ExtArgs>
+      fields: Prisma.AnalyticsExecutionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AnalyticsExecutionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AnalyticsExecutionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        findFirst: {
+          args: Prisma.AnalyticsExecutionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AnalyticsExecutionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        findMany: {
+          args: Prisma.AnalyticsExecutionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        create: {
+          args: Prisma.AnalyticsExecutionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        createMany: {
+          args: Prisma.AnalyticsExecutionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AnalyticsExecutionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        delete: {
+          args: Prisma.AnalyticsExecutionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        update: {
+          args: Prisma.AnalyticsExecutionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        deleteMany: {
+          args: Prisma.AnalyticsExecutionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AnalyticsExecutionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AnalyticsExecutionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        upsert: {
+          args: Prisma.AnalyticsExecutionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        aggregate: {
+          args: Prisma.AnalyticsExecutionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAnalyticsExecution>
+        }
+        groupBy: {
+          args: Prisma.AnalyticsExecutionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsExecutionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AnalyticsExecutionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsExecutionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2695,6 +2845,43 @@ export const DatatableScalarFieldEnum = {
 export type DatatableScalarFieldEnum = (typeof DatatableScalarFieldEnum)[keyof typeof DatatableScalarFieldEnum]
 
 
+export const AnalyticsQueryScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  connectionType: 'connectionType',
+  secretKey: 'secretKey',
+  queryText: 'queryText',
+  tags: 'tags',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AnalyticsQueryScalarFieldEnum = (typeof AnalyticsQueryScalarFieldEnum)[keyof typeof AnalyticsQueryScalarFieldEnum]
+
+
+export const AnalyticsExecutionScalarFieldEnum = {
+  id: 'id',
+  executionKey: 'executionKey',
+  siteId: 'siteId',
+  queryId: 'queryId',
+  userId: 'userId',
+  engine: 'engine',
+  status: 'status',
+  errorCode: 'errorCode',
+  rowCount: 'rowCount',
+  truncated: 'truncated',
+  durationMs: 'durationMs',
+  createdAt: 'createdAt'
+} as const
+
+export type AnalyticsExecutionScalarFieldEnum = (typeof AnalyticsExecutionScalarFieldEnum)[keyof typeof AnalyticsExecutionScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3029,6 +3216,8 @@ export type GlobalOmitConfig = {
   secretTagLink?: Prisma.SecretTagLinkOmit
   secretHistory?: Prisma.SecretHistoryOmit
   datatable?: Prisma.DatatableOmit
+  analyticsQuery?: Prisma.AnalyticsQueryOmit
+  analyticsExecution?: Prisma.AnalyticsExecutionOmit
 }
 
 /* Types for Logging */

@@ -284,6 +284,7 @@ export type AppWhereInput = {
   apiKeys?: Prisma.ApiKeyListRelationFilter
   secrets?: Prisma.SecretListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
 }
 
 export type AppOrderByWithRelationInput = {
@@ -303,6 +304,7 @@ export type AppOrderByWithRelationInput = {
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
   secrets?: Prisma.SecretOrderByRelationAggregateInput
   datatables?: Prisma.DatatableOrderByRelationAggregateInput
+  analyticsQueries?: Prisma.AnalyticsQueryOrderByRelationAggregateInput
 }
 
 export type AppWhereUniqueInput = Prisma.AtLeast<{
@@ -326,6 +328,7 @@ export type AppWhereUniqueInput = Prisma.AtLeast<{
   apiKeys?: Prisma.ApiKeyListRelationFilter
   secrets?: Prisma.SecretListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
 }, "id" | "uuid" | "siteId_slug">
 
 export type AppOrderByWithAggregationInput = {
@@ -381,6 +384,7 @@ export type AppCreateInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateInput = {
@@ -399,6 +403,7 @@ export type AppUncheckedCreateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppUpdateInput = {
@@ -416,6 +421,7 @@ export type AppUpdateInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateInput = {
@@ -434,6 +440,7 @@ export type AppUncheckedUpdateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManyInput = {
@@ -647,6 +654,20 @@ export type AppUpdateOneRequiredWithoutDatatablesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutDatatablesInput, Prisma.AppUpdateWithoutDatatablesInput>, Prisma.AppUncheckedUpdateWithoutDatatablesInput>
 }
 
+export type AppCreateNestedOneWithoutAnalyticsQueriesInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutAnalyticsQueriesInput
+  connect?: Prisma.AppWhereUniqueInput
+}
+
+export type AppUpdateOneRequiredWithoutAnalyticsQueriesNestedInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutAnalyticsQueriesInput
+  upsert?: Prisma.AppUpsertWithoutAnalyticsQueriesInput
+  connect?: Prisma.AppWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutAnalyticsQueriesInput, Prisma.AppUpdateWithoutAnalyticsQueriesInput>, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
 export type AppCreateWithoutSiteInput = {
   uuid?: string
   slug: string
@@ -661,6 +682,7 @@ export type AppCreateWithoutSiteInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSiteInput = {
@@ -678,6 +700,7 @@ export type AppUncheckedCreateWithoutSiteInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSiteInput = {
@@ -738,6 +761,7 @@ export type AppCreateWithoutApiKeysInput = {
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutApiKeysInput = {
@@ -755,6 +779,7 @@ export type AppUncheckedCreateWithoutApiKeysInput = {
   deletedAt?: Date | string | null
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutApiKeysInput = {
@@ -787,6 +812,7 @@ export type AppUpdateWithoutApiKeysInput = {
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutApiKeysInput = {
@@ -804,6 +830,7 @@ export type AppUncheckedUpdateWithoutApiKeysInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutSecretsInput = {
@@ -820,6 +847,7 @@ export type AppCreateWithoutSecretsInput = {
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSecretsInput = {
@@ -837,6 +865,7 @@ export type AppUncheckedCreateWithoutSecretsInput = {
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSecretsInput = {
@@ -869,6 +898,7 @@ export type AppUpdateWithoutSecretsInput = {
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSecretsInput = {
@@ -886,6 +916,7 @@ export type AppUncheckedUpdateWithoutSecretsInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutDatatablesInput = {
@@ -902,6 +933,7 @@ export type AppCreateWithoutDatatablesInput = {
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutDatatablesInput = {
@@ -919,6 +951,7 @@ export type AppUncheckedCreateWithoutDatatablesInput = {
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutDatatablesInput = {
@@ -951,6 +984,7 @@ export type AppUpdateWithoutDatatablesInput = {
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutDatatablesInput = {
@@ -968,6 +1002,93 @@ export type AppUncheckedUpdateWithoutDatatablesInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+}
+
+export type AppCreateWithoutAnalyticsQueriesInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  site: Prisma.SiteCreateNestedOneWithoutAppsInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+}
+
+export type AppUncheckedCreateWithoutAnalyticsQueriesInput = {
+  id?: number
+  uuid?: string
+  siteId: number
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+}
+
+export type AppCreateOrConnectWithoutAnalyticsQueriesInput = {
+  where: Prisma.AppWhereUniqueInput
+  create: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+}
+
+export type AppUpsertWithoutAnalyticsQueriesInput = {
+  update: Prisma.XOR<Prisma.AppUpdateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+  create: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  where?: Prisma.AppWhereInput
+}
+
+export type AppUpdateToOneWithWhereWithoutAnalyticsQueriesInput = {
+  where?: Prisma.AppWhereInput
+  data: Prisma.XOR<Prisma.AppUpdateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
+export type AppUpdateWithoutAnalyticsQueriesInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+}
+
+export type AppUncheckedUpdateWithoutAnalyticsQueriesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  siteId?: Prisma.IntFieldUpdateOperationsInput | number
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManySiteInput = {
@@ -998,6 +1119,7 @@ export type AppUpdateWithoutSiteInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSiteInput = {
@@ -1015,6 +1137,7 @@ export type AppUncheckedUpdateWithoutSiteInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateManyWithoutSiteInput = {
@@ -1040,12 +1163,14 @@ export type AppCountOutputType = {
   apiKeys: number
   secrets: number
   datatables: number
+  analyticsQueries: number
 }
 
 export type AppCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKeys?: boolean | AppCountOutputTypeCountApiKeysArgs
   secrets?: boolean | AppCountOutputTypeCountSecretsArgs
   datatables?: boolean | AppCountOutputTypeCountDatatablesArgs
+  analyticsQueries?: boolean | AppCountOutputTypeCountAnalyticsQueriesArgs
 }
 
 /**
@@ -1079,6 +1204,13 @@ export type AppCountOutputTypeCountDatatablesArgs<ExtArgs extends runtime.Types.
   where?: Prisma.DatatableWhereInput
 }
 
+/**
+ * AppCountOutputType without action
+ */
+export type AppCountOutputTypeCountAnalyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AnalyticsQueryWhereInput
+}
+
 
 export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1097,6 +1229,7 @@ export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   apiKeys?: boolean | Prisma.App$apiKeysArgs<ExtArgs>
   secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
   datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.App$analyticsQueriesArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["app"]>
 
@@ -1153,6 +1286,7 @@ export type AppInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   apiKeys?: boolean | Prisma.App$apiKeysArgs<ExtArgs>
   secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
   datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.App$analyticsQueriesArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AppIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1169,6 +1303,7 @@ export type $AppPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
     secrets: Prisma.$SecretPayload<ExtArgs>[]
     datatables: Prisma.$DatatablePayload<ExtArgs>[]
+    analyticsQueries: Prisma.$AnalyticsQueryPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1581,6 +1716,7 @@ export interface Prisma__AppClient<T, Null = never, ExtArgs extends runtime.Type
   apiKeys<T extends Prisma.App$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   secrets<T extends Prisma.App$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   datatables<T extends Prisma.App$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  analyticsQueries<T extends Prisma.App$analyticsQueriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$analyticsQueriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsQueryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2092,6 +2228,30 @@ export type App$datatablesArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.DatatableScalarFieldEnum | Prisma.DatatableScalarFieldEnum[]
+}
+
+/**
+ * App.analyticsQueries
+ */
+export type App$analyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AnalyticsQuery
+   */
+  select?: Prisma.AnalyticsQuerySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AnalyticsQuery
+   */
+  omit?: Prisma.AnalyticsQueryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AnalyticsQueryInclude<ExtArgs> | null
+  where?: Prisma.AnalyticsQueryWhereInput
+  orderBy?: Prisma.AnalyticsQueryOrderByWithRelationInput | Prisma.AnalyticsQueryOrderByWithRelationInput[]
+  cursor?: Prisma.AnalyticsQueryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AnalyticsQueryScalarFieldEnum | Prisma.AnalyticsQueryScalarFieldEnum[]
 }
 
 /**
