@@ -17,8 +17,13 @@ export const analyticsErrors = {
   connector: (message: string, details?: Record<string, unknown>) =>
     new AppError({ code: 'ConnectorError', status: 502, message, details }),
   queryNotFound: (slug: string) => new AppError({ code: 'not_found', status: 404, message: `No analytics query "${slug}" in this app.` }),
-  /** 409: the caller already runs this query (one execution per query and caller at a time). */
-  busy: () => new AppError({ code: 'conflict', status: 409, message: 'This query is already running for you; wait for it to finish.' }),
+  /** 409: too many executions of this query by this caller are already waiting (one runs at a time). */
+  busy: () =>
+    new AppError({
+      code: 'conflict',
+      status: 409,
+      message: 'Too many executions of this query are waiting for you; try again when they finish.',
+    }),
 };
 
 export function renderAnalyticsError(err: AppError): Record<string, unknown> {

@@ -18,6 +18,12 @@ export const analyticsModule: ModuleManifest = {
   ],
   fieldPermissions: {
     'App.queries': 'analytics:read',
+    'Query.analyticsQuery': 'analytics:read',
+    'Query.analyticsExecutions': 'analytics:read',
+    'Mutation.createAnalyticsQuery': 'analytics:write',
+    'Mutation.updateAnalyticsQuery': 'analytics:write',
+    'Mutation.deleteAnalyticsQuery': 'analytics:write',
+    'Mutation.executeAnalyticsQuery': 'analytics:execute',
   },
   register(platform) {
     // External connection pools close with the platform.

@@ -327,3 +327,66 @@ describe('hostile parameter values (property)', () => {
     expect(await q(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'shop'`)).toEqual(tables);
   });
 });
+
+describe('GraphQL', () => {
+  const gql = (query: string, variables: Record<string, unknown> = {}, token = ownerTok) =>
+    t.call('POST', '/graphql', { host: HOST, token, body: { query, variables } });
+
+  test('the same services: create, read, App.queries, execute, executions, update, delete', async () => {
+    const made = await gql(
+      'mutation ($i: AnalyticsQueryInput!) { createAnalyticsQuery(app: "web", input: $i) { slug connectionType secretKey queryText } }',
+      { i: { name: 'Gql count', connectionType: 'internal', queryText: 'SELECT count(*) AS n FROM orders WHERE amount > {{ min }}' } },
+    );
+    expect(made.body.errors).toBeUndefined();
+    expect(made.body.data.createAnalyticsQuery).toEqual({
+      slug: 'gql-count',
+      connectionType: 'internal',
+      secretKey: null,
+      queryText: 'SELECT count(*) AS n FROM orders WHERE amount > {{ min }}',
+    });
+    const one = await gql(
+      '{ analyticsQuery(app: "web", slug: "gql-count") { name slug } missing: analyticsQuery(app: "web", slug: "nope") { slug } }',
+    );
+    expect(one.body.data).toEqual({ analyticsQuery: { name: 'Gql count', slug: 'gql-count' }, missing: null });
+    const list = await gql('{ app(slug: "web") { queries(pageSize: 100) { total items { slug } } } }');
+    expect(list.body.data.app.queries.items.map((q: { slug: string }) => q.slug)).toContain('gql-count');
+    const ran = await gql(
+      'mutation { executeAnalyticsQuery(app: "web", slug: "gql-count", params: {min: 100}) { rows total truncated executionKey } }',
+    );
+    expect(ran.body.data.executeAnalyticsQuery).toEqual({
+      rows: [{ n: 20 }],
+      total: 1,
+      truncated: false,
+      executionKey: expect.any(String),
+    });
+    const execs = await gql(
+      '{ analyticsExecutions(app: "web", slug: "gql-count") { total items { executionKey engine status rowCount } } }',
+    );
+    expect(execs.body.data.analyticsExecutions).toEqual({
+      total: 1,
+      items: [{ executionKey: ran.body.data.executeAnalyticsQuery.executionKey, engine: 'internal', status: 'success', rowCount: 1 }],
+    });
+    const upd = await gql('mutation { updateAnalyticsQuery(app: "web", slug: "gql-count", input: {description: "d"}) { description } }');
+    expect(upd.body.data.updateAnalyticsQuery).toEqual({ description: 'd' });
+    expect((await gql('mutation { deleteAnalyticsQuery(app: "web", slug: "gql-count") }')).body.data).toEqual({
+      deleteAnalyticsQuery: true,
+    });
+  });
+
+  test('errors carry the REST codes', async () => {
+    const invalid = await gql(
+      'mutation { createAnalyticsQuery(app: "web", input: {name: "x", connectionType: "internal", queryText: "DELETE FROM orders"}) { slug } }',
+    );
+    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'QueryValidationError' });
+    const missing = await gql('mutation { executeAnalyticsQuery(app: "web", slug: "by-status", params: {}) { total } }');
+    expect(missing.body.errors[0].extensions).toMatchObject({ code: 'QueryValidationError' });
+    const failed = await gql('mutation { executeAnalyticsQuery(app: "web", slug: "div", params: {d: 0}) { total } }');
+    expect(failed.body.errors[0].extensions).toMatchObject({ code: 'QueryExecutionError' });
+    const denied = await gql('mutation { executeAnalyticsQuery(app: "web", slug: "div", params: {d: 1}) { total } }', {}, readerTok);
+    expect(denied.body.errors[0].extensions).toMatchObject({ code: 'permission_denied' });
+    const secretRef = await gql(
+      'mutation { createAnalyticsQuery(app: "web", input: {name: "x", secretKey: "nope", queryText: "SELECT 1"}) { slug } }',
+    );
+    expect(secretRef.body.errors[0].extensions).toMatchObject({ code: 'SecretResolutionError' });
+  });
+});

@@ -9,6 +9,8 @@ export interface RunRequest {
   values: unknown[];
   maxRows: number;
   timeoutMs: number;
+  /** ClickHouse: offsets of the `?` markers where the values go as literals. */
+  markers?: number[];
 }
 
 export interface RunResult {

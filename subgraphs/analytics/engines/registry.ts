@@ -4,7 +4,10 @@ import crypto from 'node:crypto';
 import type { Platform } from '../../core/context.js';
 import { analyticsErrors } from '../analytics-errors.js';
 import type { Connector, Engine } from './connector.js';
+import { clickhouseConnector } from './clickhouse.js';
+import { mysqlConnector } from './mysql.js';
 import { postgresConnector, type SqlConnection } from './postgres.js';
+import { searchConnector, type SearchConnection } from './search.js';
 
 interface Entry {
   fingerprint: string;
@@ -63,7 +66,54 @@ function makeConnector(platform: Platform, engine: Engine, value: unknown): Conn
       return postgresConnector(sqlConnection(value, 5432), timeout);
     case 'redshift':
       return postgresConnector(sqlConnection(value, 5439), timeout, true);
+    case 'mysql':
+      return mysqlConnector(sqlConnection(value, 3306), timeout);
+    case 'clickhouse': {
+      const v = objectOf(value);
+      const secure = v.secure === undefined ? true : v.secure === true;
+      return clickhouseConnector({ ...sqlConnection(value, 8443), secure }, timeout);
+    }
+    case 'elasticsearch':
+      return searchConnector(searchConnection(value));
     default:
       throw analyticsErrors.secretResolution('Driver not supported.', { engine });
   }
+}
+
+const objectOf = (value: unknown): Record<string, unknown> =>
+  (value && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
+
+function searchConnection(value: unknown): SearchConnection {
+  const v = objectOf(value);
+  const bad: string[] = [];
+  let url: URL | null = null;
+  try {
+    url = str(v.host) ? new URL(/^https?:\/\//.test(v.host) ? v.host : `http://${v.host}`) : null;
+  } catch {
+    url = null;
+  }
+  if (!url) bad.push('host');
+  if (!str(v.index)) bad.push('index');
+  const p = port(v.port, url?.port ? Number(url.port) : 9200);
+  if (p === null) bad.push('port');
+  const max =
+    v.max_result_rows === undefined
+      ? 10_000
+      : Number.isInteger(v.max_result_rows) && (v.max_result_rows as number) > 0
+        ? (v.max_result_rows as number)
+        : null;
+  if (max === null) bad.push('max_result_rows');
+  const headers =
+    v.headers && typeof v.headers === 'object' && !Array.isArray(v.headers) ? (v.headers as Record<string, string>) : undefined;
+  if (bad.length) throw analyticsErrors.secretResolution('The connection secret is missing fields or has invalid ones.', { fields: bad });
+  url!.port = String(p);
+  return {
+    url: url!.origin,
+    index: v.index as string,
+    username: str(v.username) ? v.username : undefined,
+    password: typeof v.password === 'string' ? v.password : undefined,
+    apiKey: str(v.api_key) ? v.api_key : undefined,
+    headers,
+    maxResultRows: max!,
+  };
 }

@@ -12,9 +12,10 @@ import { analyticsErrors } from '../analytics-errors.js';
 import { isConnectionFailure, type Engine, type RunResult } from '../engines/connector.js';
 import { runInternal } from '../engines/internal.js';
 import { connectorFor } from '../engines/registry.js';
+import { loadPgParser } from '../template/pg-check.js';
 import { prepareQuery } from '../template/prepare.js';
 import { parseTemplate } from '../template/template.js';
-import { parseParams, resolveValues } from '../template/values.js';
+import { parseParams, resolveValues, type Params } from '../template/values.js';
 import { executionRepository, type ExecutionRow } from './query.repository.js';
 import { engineOfType, loadQuery } from './query.service.js';
 
@@ -27,8 +28,30 @@ export interface ExecuteResult {
   execution_key: string;
 }
 
-/** Runs in progress in this process, by query and caller: one at a time each (docs/analytics.md). */
-const running = new Set<string>();
+/**
+ * Executions in this process by query and caller: one runs at a time, the next ones wait in
+ * order behind it (at most MAX_WAITING; beyond, 409). docs/analytics.md "One at a time".
+ */
+const MAX_WAITING = 16;
+const lanes = new Map<string, { tail: Promise<void>; size: number }>();
+
+async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  let lane = lanes.get(key);
+  if (!lane) lanes.set(key, (lane = { tail: Promise.resolve(), size: 0 }));
+  if (lane.size > MAX_WAITING) throw analyticsErrors.busy();
+  lane.size++;
+  const previous = lane.tail;
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  lane.tail = previous.then(() => mine);
+  await previous;
+  try {
+    return await work();
+  } finally {
+    release();
+    if (--lane.size === 0) lanes.delete(key);
+  }
+}
 
 const callerKey = (ctx: RequestContext): string =>
   ctx.principal.kind === 'user' ? `u${ctx.principal.userId}` : ctx.principal.kind === 'api_key' ? `k${ctx.principal.keyId}` : 'anon';
@@ -36,9 +59,10 @@ const callerKey = (ctx: RequestContext): string =>
 export async function executeQuery(ctx: RequestContext, appRef: string, slug: string, rawParams: unknown): Promise<ExecuteResult> {
   const { row, app, site } = await loadQuery(ctx, appRef, slug, 'analytics:execute');
   const params = parseParams(rawParams);
-  const lock = `${row.id}:${callerKey(ctx)}`;
-  if (running.has(lock)) throw analyticsErrors.busy();
-  running.add(lock);
+  return oneAtATime(`${row.id}:${callerKey(ctx)}`, () => run(ctx, { row, app, site }, params));
+}
+
+async function run(ctx: RequestContext, { row, app, site }: Awaited<ReturnType<typeof loadQuery>>, params: Params): Promise<ExecuteResult> {
   const executionKey = crypto.randomUUID();
   const started = process.hrtime.bigint();
   let engine: Engine = row.connectionType === 'internal' ? 'internal' : 'postgresql';
@@ -47,6 +71,7 @@ export async function executeQuery(ctx: RequestContext, appRef: string, slug: st
   let redact: string[] = [];
   try {
     const template = parseTemplate(row.queryText);
+    await loadPgParser();
     let secret: Awaited<ReturnType<typeof readConnectionSecret>> = null;
     if (row.connectionType === 'external') {
       secret = await readConnectionSecret(ctx, app.id, row.secretKey!);
@@ -62,6 +87,7 @@ export async function executeQuery(ctx: RequestContext, appRef: string, slug: st
     const req = {
       text: prepared.text,
       values,
+      markers: prepared.markers,
       maxRows: ctx.platform.config.analyticsMaxRows,
       timeoutMs: ctx.platform.config.analyticsTimeoutMs,
     };
@@ -71,8 +97,6 @@ export async function executeQuery(ctx: RequestContext, appRef: string, slug: st
         : await connectorFor(ctx.platform, `${site.id}:${app.id}:${row.secretKey}`, engine, secret!.value).run(req);
   } catch (e) {
     failure = toAnalyticsError(e, redact);
-  } finally {
-    running.delete(lock);
   }
   const durationMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
   const outcome = failure && isAppError(failure) ? failure.code : failure ? 'internal_error' : 'success';

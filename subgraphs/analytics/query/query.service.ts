@@ -10,6 +10,7 @@ import { connectionSecretType } from '../../secrets/secrets.api.js';
 import { can, resolveApp, type AppRow } from '../../tenancy/tenancy.api.js';
 import { analyticsErrors } from '../analytics-errors.js';
 import type { Engine } from '../engines/connector.js';
+import { loadPgParser } from '../template/pg-check.js';
 import { prepareQuery } from '../template/prepare.js';
 import { parseTemplate } from '../template/template.js';
 import { parseQueryInput } from './query-input.js';
@@ -92,6 +93,7 @@ export async function engineOf(ctx: RequestContext, appId: number, f: Pick<Query
 async function checkFields(ctx: RequestContext, scope: AppScope, f: QueryFields): Promise<void> {
   const engine = await engineOf(ctx, scope.app.id, f);
   const t = parseTemplate(f.queryText);
+  await loadPgParser();
   if (engine === 'internal' && t.placeholders.some((p) => p.kind === 'secret')) {
     throw analyticsErrors.validation({ query_text: ['Secret references are allowed in external queries only.'] });
   }

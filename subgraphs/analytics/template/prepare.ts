@@ -2,8 +2,10 @@
 // and checked by the engine's grammar. The result says which placeholder each bound value is.
 import { analyticsErrors } from '../analytics-errors.js';
 import type { Engine } from '../engines/connector.js';
+import { checkClickhouse } from './clickhouse-check.js';
 import { checkMysql } from './mysql-check.js';
 import { checkPostgres, type InternalScope } from './pg-check.js';
+import { compileSearch } from './search-template.js';
 import { compileSql, type ParsedTemplate } from './template.js';
 
 export interface PreparedQuery {
@@ -12,6 +14,8 @@ export interface PreparedQuery {
   text: string;
   /** Placeholder index of each bound value, in order. */
   slots: number[];
+  /** ClickHouse: offsets of the markers in `text`. */
+  markers?: number[];
 }
 
 export function prepareQuery(engine: Engine, t: ParsedTemplate, scope?: InternalScope): PreparedQuery {
@@ -26,6 +30,12 @@ export function prepareQuery(engine: Engine, t: ParsedTemplate, scope?: Internal
       const compiled = compileSql(t, 'question');
       return { engine, text: checkMysql(compiled, 'MariaDB'), slots: compiled.slots };
     }
+    case 'clickhouse': {
+      const compiled = compileSql(t, 'question');
+      return { engine, text: compiled.text, slots: compiled.slots, markers: checkClickhouse(compiled) };
+    }
+    case 'elasticsearch':
+      return { engine, text: compileSearch(t), slots: t.placeholders.map((_, i) => i) };
     default:
       throw analyticsErrors.secretResolution('Driver not supported.', { engine });
   }
