@@ -29,6 +29,7 @@ import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
 import { hashPassword } from '../subgraphs/tenancy/password.js';
 import { MODULES } from '../subgraphs/modules.js';
 import { userRepository } from '../subgraphs/tenancy/user.repository.js';
+import { ANALYTICS_BENCHMARKS } from './analytics.bench.js';
 import { DATA_BENCHMARKS } from './data.bench.js';
 import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
@@ -48,6 +49,7 @@ export const BENCHMARKS: Benchmark[] = [
   ...SECRETS_BENCHMARKS,
   ...DATA_BENCHMARKS,
   ...DATA_WRITE_BENCHMARKS,
+  ...ANALYTICS_BENCHMARKS,
 ];
 
 interface Options {

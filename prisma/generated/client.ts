@@ -182,3 +182,13 @@ export type StorageObject = Prisma.StorageObjectModel
  * Provider content waiting to be removed (a deleted bucket's prefix, a replaced object's key).
  */
 export type StorageCleanup = Prisma.StorageCleanupModel
+/**
+ * Model AnalyticsQuery
+ * A saved analytics query template of an app (seed 2 "Analytics query", DECISIONS §10).
+ */
+export type AnalyticsQuery = Prisma.AnalyticsQueryModel
+/**
+ * Model AnalyticsExecution
+ * One run of an analytics query: who, which engine, how long, how many rows, the outcome.
+ */
+export type AnalyticsExecution = Prisma.AnalyticsExecutionModel

@@ -42,6 +42,11 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // analytics module (DECISIONS §10)
+  /** Statement time-out of every analytics engine (ANALYTICS_TIMEOUT_MS, default 30 s). */
+  analyticsTimeoutMs: number;
+  /** Most rows an analytics execution returns (ANALYTICS_MAX_ROWS, default 10,000). */
+  analyticsMaxRows: number;
   // --- storage module (DECISIONS §1): S3 object store and Microsoft Graph document library ---
   storage: StorageConfig;
 }
@@ -303,6 +308,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     secretsPreviousMasterKeys: previousMasterKeys(env),
     nodeEnv: str(env, 'NODE_ENV', 'development'),
     storage: storageConfig(env),
+    // analytics module
+    analyticsTimeoutMs: int(env, 'ANALYTICS_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    analyticsMaxRows: int(env, 'ANALYTICS_MAX_ROWS', 10_000, 1, 1_000_000),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);

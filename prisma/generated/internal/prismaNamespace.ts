@@ -424,7 +424,9 @@ export const ModelName = {
   Datatable: 'Datatable',
   StorageBucket: 'StorageBucket',
   StorageObject: 'StorageObject',
-  StorageCleanup: 'StorageCleanup'
+  StorageCleanup: 'StorageCleanup',
+  AnalyticsQuery: 'AnalyticsQuery',
+  AnalyticsExecution: 'AnalyticsExecution'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -440,7 +442,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable" | "storageBucket" | "storageObject" | "storageCleanup"
+    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable" | "storageBucket" | "storageObject" | "storageCleanup" | "analyticsQuery" | "analyticsExecution"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2516,6 +2518,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AnalyticsQuery: {
+      payload: Prisma.$AnalyticsQueryPayload<ExtArgs>
+      fields: Prisma.AnalyticsQueryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AnalyticsQueryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AnalyticsQueryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        findFirst: {
+          args: Prisma.AnalyticsQueryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AnalyticsQueryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        findMany: {
+          args: Prisma.AnalyticsQueryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        create: {
+          args: Prisma.AnalyticsQueryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        createMany: {
+          args: Prisma.AnalyticsQueryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AnalyticsQueryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        delete: {
+          args: Prisma.AnalyticsQueryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        update: {
+          args: Prisma.AnalyticsQueryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        deleteMany: {
+          args: Prisma.AnalyticsQueryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AnalyticsQueryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AnalyticsQueryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        upsert: {
+          args: Prisma.AnalyticsQueryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        aggregate: {
+          args: Prisma.AnalyticsQueryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAnalyticsQuery>
+        }
+        groupBy: {
+          args: Prisma.AnalyticsQueryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsQueryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AnalyticsQueryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsQueryCountAggregateOutputType> | number
+        }
+      }
+    }
+    AnalyticsExecution: {
+      payload: Prisma.$AnalyticsExecutionPayload<ExtArgs>
+      fields: Prisma.AnalyticsExecutionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AnalyticsExecutionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AnalyticsExecutionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        findFirst: {
+          args: Prisma.AnalyticsExecutionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AnalyticsExecutionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        findMany: {
+          args: Prisma.AnalyticsExecutionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        create: {
+          args: Prisma.AnalyticsExecutionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        createMany: {
+          args: Prisma.AnalyticsExecutionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AnalyticsExecutionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        delete: {
+          args: Prisma.AnalyticsExecutionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        update: {
+          args: Prisma.AnalyticsExecutionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        deleteMany: {
+          args: Prisma.AnalyticsExecutionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AnalyticsExecutionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AnalyticsExecutionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        upsert: {
+          args: Prisma.AnalyticsExecutionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        aggregate: {
+          args: Prisma.AnalyticsExecutionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAnalyticsExecution>
+        }
+        groupBy: {
+          args: Prisma.AnalyticsExecutionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsExecutionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AnalyticsExecutionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsExecutionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2976,6 +3126,43 @@ export const StorageCleanupScalarFieldEnum = {
 export type StorageCleanupScalarFieldEnum = (typeof StorageCleanupScalarFieldEnum)[keyof typeof StorageCleanupScalarFieldEnum]
 
 
+export const AnalyticsQueryScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  connectionType: 'connectionType',
+  secretKey: 'secretKey',
+  queryText: 'queryText',
+  tags: 'tags',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AnalyticsQueryScalarFieldEnum = (typeof AnalyticsQueryScalarFieldEnum)[keyof typeof AnalyticsQueryScalarFieldEnum]
+
+
+export const AnalyticsExecutionScalarFieldEnum = {
+  id: 'id',
+  executionKey: 'executionKey',
+  siteId: 'siteId',
+  queryId: 'queryId',
+  userId: 'userId',
+  engine: 'engine',
+  status: 'status',
+  errorCode: 'errorCode',
+  rowCount: 'rowCount',
+  truncated: 'truncated',
+  durationMs: 'durationMs',
+  createdAt: 'createdAt'
+} as const
+
+export type AnalyticsExecutionScalarFieldEnum = (typeof AnalyticsExecutionScalarFieldEnum)[keyof typeof AnalyticsExecutionScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3313,6 +3500,8 @@ export type GlobalOmitConfig = {
   storageBucket?: Prisma.StorageBucketOmit
   storageObject?: Prisma.StorageObjectOmit
   storageCleanup?: Prisma.StorageCleanupOmit
+  analyticsQuery?: Prisma.AnalyticsQueryOmit
+  analyticsExecution?: Prisma.AnalyticsExecutionOmit
 }
 
 /* Types for Logging */

@@ -78,7 +78,9 @@ export const ModelName = {
   Datatable: 'Datatable',
   StorageBucket: 'StorageBucket',
   StorageObject: 'StorageObject',
-  StorageCleanup: 'StorageCleanup'
+  StorageCleanup: 'StorageCleanup',
+  AnalyticsQuery: 'AnalyticsQuery',
+  AnalyticsExecution: 'AnalyticsExecution'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -516,6 +518,43 @@ export const StorageCleanupScalarFieldEnum = {
 } as const
 
 export type StorageCleanupScalarFieldEnum = (typeof StorageCleanupScalarFieldEnum)[keyof typeof StorageCleanupScalarFieldEnum]
+
+
+export const AnalyticsQueryScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  connectionType: 'connectionType',
+  secretKey: 'secretKey',
+  queryText: 'queryText',
+  tags: 'tags',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AnalyticsQueryScalarFieldEnum = (typeof AnalyticsQueryScalarFieldEnum)[keyof typeof AnalyticsQueryScalarFieldEnum]
+
+
+export const AnalyticsExecutionScalarFieldEnum = {
+  id: 'id',
+  executionKey: 'executionKey',
+  siteId: 'siteId',
+  queryId: 'queryId',
+  userId: 'userId',
+  engine: 'engine',
+  status: 'status',
+  errorCode: 'errorCode',
+  rowCount: 'rowCount',
+  truncated: 'truncated',
+  durationMs: 'durationMs',
+  createdAt: 'createdAt'
+} as const
+
+export type AnalyticsExecutionScalarFieldEnum = (typeof AnalyticsExecutionScalarFieldEnum)[keyof typeof AnalyticsExecutionScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -285,6 +285,7 @@ export type AppWhereInput = {
   secrets?: Prisma.SecretListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
   storageBuckets?: Prisma.StorageBucketListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
 }
 
 export type AppOrderByWithRelationInput = {
@@ -305,6 +306,7 @@ export type AppOrderByWithRelationInput = {
   secrets?: Prisma.SecretOrderByRelationAggregateInput
   datatables?: Prisma.DatatableOrderByRelationAggregateInput
   storageBuckets?: Prisma.StorageBucketOrderByRelationAggregateInput
+  analyticsQueries?: Prisma.AnalyticsQueryOrderByRelationAggregateInput
 }
 
 export type AppWhereUniqueInput = Prisma.AtLeast<{
@@ -329,6 +331,7 @@ export type AppWhereUniqueInput = Prisma.AtLeast<{
   secrets?: Prisma.SecretListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
   storageBuckets?: Prisma.StorageBucketListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
 }, "id" | "uuid" | "siteId_slug">
 
 export type AppOrderByWithAggregationInput = {
@@ -385,6 +388,7 @@ export type AppCreateInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateInput = {
@@ -404,6 +408,7 @@ export type AppUncheckedCreateInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppUpdateInput = {
@@ -422,6 +427,7 @@ export type AppUpdateInput = {
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateInput = {
@@ -441,6 +447,7 @@ export type AppUncheckedUpdateInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManyInput = {
@@ -668,6 +675,20 @@ export type AppUpdateOneRequiredWithoutStorageBucketsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutStorageBucketsInput, Prisma.AppUpdateWithoutStorageBucketsInput>, Prisma.AppUncheckedUpdateWithoutStorageBucketsInput>
 }
 
+export type AppCreateNestedOneWithoutAnalyticsQueriesInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutAnalyticsQueriesInput
+  connect?: Prisma.AppWhereUniqueInput
+}
+
+export type AppUpdateOneRequiredWithoutAnalyticsQueriesNestedInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutAnalyticsQueriesInput
+  upsert?: Prisma.AppUpsertWithoutAnalyticsQueriesInput
+  connect?: Prisma.AppWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutAnalyticsQueriesInput, Prisma.AppUpdateWithoutAnalyticsQueriesInput>, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
 export type AppCreateWithoutSiteInput = {
   uuid?: string
   slug: string
@@ -683,6 +704,7 @@ export type AppCreateWithoutSiteInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSiteInput = {
@@ -701,6 +723,7 @@ export type AppUncheckedCreateWithoutSiteInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSiteInput = {
@@ -762,6 +785,7 @@ export type AppCreateWithoutApiKeysInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutApiKeysInput = {
@@ -780,6 +804,7 @@ export type AppUncheckedCreateWithoutApiKeysInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutApiKeysInput = {
@@ -813,6 +838,7 @@ export type AppUpdateWithoutApiKeysInput = {
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutApiKeysInput = {
@@ -831,6 +857,7 @@ export type AppUncheckedUpdateWithoutApiKeysInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutSecretsInput = {
@@ -848,6 +875,7 @@ export type AppCreateWithoutSecretsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSecretsInput = {
@@ -866,6 +894,7 @@ export type AppUncheckedCreateWithoutSecretsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSecretsInput = {
@@ -899,6 +928,7 @@ export type AppUpdateWithoutSecretsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSecretsInput = {
@@ -917,6 +947,7 @@ export type AppUncheckedUpdateWithoutSecretsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutDatatablesInput = {
@@ -934,6 +965,7 @@ export type AppCreateWithoutDatatablesInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutDatatablesInput = {
@@ -952,6 +984,7 @@ export type AppUncheckedCreateWithoutDatatablesInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutDatatablesInput = {
@@ -985,6 +1018,7 @@ export type AppUpdateWithoutDatatablesInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutDatatablesInput = {
@@ -1003,6 +1037,7 @@ export type AppUncheckedUpdateWithoutDatatablesInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutStorageBucketsInput = {
@@ -1020,6 +1055,7 @@ export type AppCreateWithoutStorageBucketsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutStorageBucketsInput = {
@@ -1038,6 +1074,7 @@ export type AppUncheckedCreateWithoutStorageBucketsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutStorageBucketsInput = {
@@ -1071,6 +1108,7 @@ export type AppUpdateWithoutStorageBucketsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutStorageBucketsInput = {
@@ -1089,6 +1127,97 @@ export type AppUncheckedUpdateWithoutStorageBucketsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+}
+
+export type AppCreateWithoutAnalyticsQueriesInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  site: Prisma.SiteCreateNestedOneWithoutAppsInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+}
+
+export type AppUncheckedCreateWithoutAnalyticsQueriesInput = {
+  id?: number
+  uuid?: string
+  siteId: number
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+}
+
+export type AppCreateOrConnectWithoutAnalyticsQueriesInput = {
+  where: Prisma.AppWhereUniqueInput
+  create: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+}
+
+export type AppUpsertWithoutAnalyticsQueriesInput = {
+  update: Prisma.XOR<Prisma.AppUpdateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+  create: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  where?: Prisma.AppWhereInput
+}
+
+export type AppUpdateToOneWithWhereWithoutAnalyticsQueriesInput = {
+  where?: Prisma.AppWhereInput
+  data: Prisma.XOR<Prisma.AppUpdateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
+export type AppUpdateWithoutAnalyticsQueriesInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+}
+
+export type AppUncheckedUpdateWithoutAnalyticsQueriesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  siteId?: Prisma.IntFieldUpdateOperationsInput | number
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManySiteInput = {
@@ -1120,6 +1249,7 @@ export type AppUpdateWithoutSiteInput = {
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSiteInput = {
@@ -1138,6 +1268,7 @@ export type AppUncheckedUpdateWithoutSiteInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateManyWithoutSiteInput = {
@@ -1164,6 +1295,7 @@ export type AppCountOutputType = {
   secrets: number
   datatables: number
   storageBuckets: number
+  analyticsQueries: number
 }
 
 export type AppCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1171,6 +1303,7 @@ export type AppCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   secrets?: boolean | AppCountOutputTypeCountSecretsArgs
   datatables?: boolean | AppCountOutputTypeCountDatatablesArgs
   storageBuckets?: boolean | AppCountOutputTypeCountStorageBucketsArgs
+  analyticsQueries?: boolean | AppCountOutputTypeCountAnalyticsQueriesArgs
 }
 
 /**
@@ -1211,6 +1344,13 @@ export type AppCountOutputTypeCountStorageBucketsArgs<ExtArgs extends runtime.Ty
   where?: Prisma.StorageBucketWhereInput
 }
 
+/**
+ * AppCountOutputType without action
+ */
+export type AppCountOutputTypeCountAnalyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AnalyticsQueryWhereInput
+}
+
 
 export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1230,6 +1370,7 @@ export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
   datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
   storageBuckets?: boolean | Prisma.App$storageBucketsArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.App$analyticsQueriesArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["app"]>
 
@@ -1287,6 +1428,7 @@ export type AppInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
   datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
   storageBuckets?: boolean | Prisma.App$storageBucketsArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.App$analyticsQueriesArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AppIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1304,6 +1446,7 @@ export type $AppPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     secrets: Prisma.$SecretPayload<ExtArgs>[]
     datatables: Prisma.$DatatablePayload<ExtArgs>[]
     storageBuckets: Prisma.$StorageBucketPayload<ExtArgs>[]
+    analyticsQueries: Prisma.$AnalyticsQueryPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1717,6 +1860,7 @@ export interface Prisma__AppClient<T, Null = never, ExtArgs extends runtime.Type
   secrets<T extends Prisma.App$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   datatables<T extends Prisma.App$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   storageBuckets<T extends Prisma.App$storageBucketsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$storageBucketsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StorageBucketPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  analyticsQueries<T extends Prisma.App$analyticsQueriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$analyticsQueriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsQueryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2252,6 +2396,30 @@ export type App$storageBucketsArgs<ExtArgs extends runtime.Types.Extensions.Inte
   take?: number
   skip?: number
   distinct?: Prisma.StorageBucketScalarFieldEnum | Prisma.StorageBucketScalarFieldEnum[]
+}
+
+/**
+ * App.analyticsQueries
+ */
+export type App$analyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AnalyticsQuery
+   */
+  select?: Prisma.AnalyticsQuerySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AnalyticsQuery
+   */
+  omit?: Prisma.AnalyticsQueryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AnalyticsQueryInclude<ExtArgs> | null
+  where?: Prisma.AnalyticsQueryWhereInput
+  orderBy?: Prisma.AnalyticsQueryOrderByWithRelationInput | Prisma.AnalyticsQueryOrderByWithRelationInput[]
+  cursor?: Prisma.AnalyticsQueryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AnalyticsQueryScalarFieldEnum | Prisma.AnalyticsQueryScalarFieldEnum[]
 }
 
 /**

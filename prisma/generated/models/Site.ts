@@ -310,6 +310,8 @@ export type SiteWhereInput = {
   secretHistory?: Prisma.SecretHistoryListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
   storageBuckets?: Prisma.StorageBucketListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
+  analyticsExecutions?: Prisma.AnalyticsExecutionListRelationFilter
 }
 
 export type SiteOrderByWithRelationInput = {
@@ -338,6 +340,8 @@ export type SiteOrderByWithRelationInput = {
   secretHistory?: Prisma.SecretHistoryOrderByRelationAggregateInput
   datatables?: Prisma.DatatableOrderByRelationAggregateInput
   storageBuckets?: Prisma.StorageBucketOrderByRelationAggregateInput
+  analyticsQueries?: Prisma.AnalyticsQueryOrderByRelationAggregateInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionOrderByRelationAggregateInput
 }
 
 export type SiteWhereUniqueInput = Prisma.AtLeast<{
@@ -369,6 +373,8 @@ export type SiteWhereUniqueInput = Prisma.AtLeast<{
   secretHistory?: Prisma.SecretHistoryListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
   storageBuckets?: Prisma.StorageBucketListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
+  analyticsExecutions?: Prisma.AnalyticsExecutionListRelationFilter
 }, "id" | "uuid" | "slug" | "schemaName">
 
 export type SiteOrderByWithAggregationInput = {
@@ -439,6 +445,8 @@ export type SiteCreateInput = {
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateInput = {
@@ -466,6 +474,8 @@ export type SiteUncheckedCreateInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUpdateInput = {
@@ -492,6 +502,8 @@ export type SiteUpdateInput = {
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateInput = {
@@ -519,6 +531,8 @@ export type SiteUncheckedUpdateInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyInput = {
@@ -820,6 +834,34 @@ export type SiteUpdateOneRequiredWithoutStorageBucketsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutStorageBucketsInput, Prisma.SiteUpdateWithoutStorageBucketsInput>, Prisma.SiteUncheckedUpdateWithoutStorageBucketsInput>
 }
 
+export type SiteCreateNestedOneWithoutAnalyticsQueriesInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutAnalyticsQueriesInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutAnalyticsQueriesNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutAnalyticsQueriesInput
+  upsert?: Prisma.SiteUpsertWithoutAnalyticsQueriesInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutAnalyticsQueriesInput, Prisma.SiteUpdateWithoutAnalyticsQueriesInput>, Prisma.SiteUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
+export type SiteCreateNestedOneWithoutAnalyticsExecutionsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedCreateWithoutAnalyticsExecutionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutAnalyticsExecutionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutAnalyticsExecutionsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedCreateWithoutAnalyticsExecutionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutAnalyticsExecutionsInput
+  upsert?: Prisma.SiteUpsertWithoutAnalyticsExecutionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutAnalyticsExecutionsInput, Prisma.SiteUpdateWithoutAnalyticsExecutionsInput>, Prisma.SiteUncheckedUpdateWithoutAnalyticsExecutionsInput>
+}
+
 export type SiteCreateWithoutOrganizationInput = {
   uuid?: string
   slug: string
@@ -843,6 +885,8 @@ export type SiteCreateWithoutOrganizationInput = {
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutOrganizationInput = {
@@ -869,6 +913,8 @@ export type SiteUncheckedCreateWithoutOrganizationInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutOrganizationInput = {
@@ -941,6 +987,8 @@ export type SiteCreateWithoutDomainsInput = {
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDomainsInput = {
@@ -967,6 +1015,8 @@ export type SiteUncheckedCreateWithoutDomainsInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDomainsInput = {
@@ -1008,6 +1058,8 @@ export type SiteUpdateWithoutDomainsInput = {
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDomainsInput = {
@@ -1034,6 +1086,8 @@ export type SiteUncheckedUpdateWithoutDomainsInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAppsInput = {
@@ -1059,6 +1113,8 @@ export type SiteCreateWithoutAppsInput = {
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAppsInput = {
@@ -1085,6 +1141,8 @@ export type SiteUncheckedCreateWithoutAppsInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAppsInput = {
@@ -1126,6 +1184,8 @@ export type SiteUpdateWithoutAppsInput = {
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAppsInput = {
@@ -1152,6 +1212,8 @@ export type SiteUncheckedUpdateWithoutAppsInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretDataKeysInput = {
@@ -1177,6 +1239,8 @@ export type SiteCreateWithoutSecretDataKeysInput = {
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
@@ -1203,6 +1267,8 @@ export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretDataKeysInput = {
@@ -1244,6 +1310,8 @@ export type SiteUpdateWithoutSecretDataKeysInput = {
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
@@ -1270,6 +1338,8 @@ export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTypesInput = {
@@ -1295,6 +1365,8 @@ export type SiteCreateWithoutSecretTypesInput = {
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTypesInput = {
@@ -1321,6 +1393,8 @@ export type SiteUncheckedCreateWithoutSecretTypesInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTypesInput = {
@@ -1362,6 +1436,8 @@ export type SiteUpdateWithoutSecretTypesInput = {
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTypesInput = {
@@ -1388,6 +1464,8 @@ export type SiteUncheckedUpdateWithoutSecretTypesInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTagsInput = {
@@ -1413,6 +1491,8 @@ export type SiteCreateWithoutSecretTagsInput = {
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTagsInput = {
@@ -1439,6 +1519,8 @@ export type SiteUncheckedCreateWithoutSecretTagsInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTagsInput = {
@@ -1480,6 +1562,8 @@ export type SiteUpdateWithoutSecretTagsInput = {
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTagsInput = {
@@ -1506,6 +1590,8 @@ export type SiteUncheckedUpdateWithoutSecretTagsInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretsInput = {
@@ -1531,6 +1617,8 @@ export type SiteCreateWithoutSecretsInput = {
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretsInput = {
@@ -1557,6 +1645,8 @@ export type SiteUncheckedCreateWithoutSecretsInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretsInput = {
@@ -1598,6 +1688,8 @@ export type SiteUpdateWithoutSecretsInput = {
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretsInput = {
@@ -1624,6 +1716,8 @@ export type SiteUncheckedUpdateWithoutSecretsInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretHistoryInput = {
@@ -1649,6 +1743,8 @@ export type SiteCreateWithoutSecretHistoryInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretHistoryInput = {
@@ -1675,6 +1771,8 @@ export type SiteUncheckedCreateWithoutSecretHistoryInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretHistoryInput = {
@@ -1716,6 +1814,8 @@ export type SiteUpdateWithoutSecretHistoryInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
@@ -1742,6 +1842,8 @@ export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutDatatablesInput = {
@@ -1767,6 +1869,8 @@ export type SiteCreateWithoutDatatablesInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDatatablesInput = {
@@ -1793,6 +1897,8 @@ export type SiteUncheckedCreateWithoutDatatablesInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDatatablesInput = {
@@ -1834,6 +1940,8 @@ export type SiteUpdateWithoutDatatablesInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDatatablesInput = {
@@ -1860,6 +1968,8 @@ export type SiteUncheckedUpdateWithoutDatatablesInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutStorageBucketsInput = {
@@ -1885,6 +1995,8 @@ export type SiteCreateWithoutStorageBucketsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutStorageBucketsInput = {
@@ -1911,6 +2023,8 @@ export type SiteUncheckedCreateWithoutStorageBucketsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutStorageBucketsInput = {
@@ -1952,6 +2066,8 @@ export type SiteUpdateWithoutStorageBucketsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutStorageBucketsInput = {
@@ -1978,6 +2094,260 @@ export type SiteUncheckedUpdateWithoutStorageBucketsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutAnalyticsQueriesInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutAnalyticsQueriesInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutAnalyticsQueriesInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedCreateWithoutAnalyticsQueriesInput>
+}
+
+export type SiteUpsertWithoutAnalyticsQueriesInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedUpdateWithoutAnalyticsQueriesInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedCreateWithoutAnalyticsQueriesInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutAnalyticsQueriesInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
+export type SiteUpdateWithoutAnalyticsQueriesInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutAnalyticsQueriesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutAnalyticsExecutionsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutAnalyticsExecutionsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutAnalyticsExecutionsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedCreateWithoutAnalyticsExecutionsInput>
+}
+
+export type SiteUpsertWithoutAnalyticsExecutionsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedUpdateWithoutAnalyticsExecutionsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedCreateWithoutAnalyticsExecutionsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutAnalyticsExecutionsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedUpdateWithoutAnalyticsExecutionsInput>
+}
+
+export type SiteUpdateWithoutAnalyticsExecutionsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutAnalyticsExecutionsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyOrganizationInput = {
@@ -2020,6 +2390,8 @@ export type SiteUpdateWithoutOrganizationInput = {
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutOrganizationInput = {
@@ -2046,6 +2418,8 @@ export type SiteUncheckedUpdateWithoutOrganizationInput = {
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateManyWithoutOrganizationInput = {
@@ -2080,6 +2454,8 @@ export type SiteCountOutputType = {
   secretHistory: number
   datatables: number
   storageBuckets: number
+  analyticsQueries: number
+  analyticsExecutions: number
 }
 
 export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2092,6 +2468,8 @@ export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   secretHistory?: boolean | SiteCountOutputTypeCountSecretHistoryArgs
   datatables?: boolean | SiteCountOutputTypeCountDatatablesArgs
   storageBuckets?: boolean | SiteCountOutputTypeCountStorageBucketsArgs
+  analyticsQueries?: boolean | SiteCountOutputTypeCountAnalyticsQueriesArgs
+  analyticsExecutions?: boolean | SiteCountOutputTypeCountAnalyticsExecutionsArgs
 }
 
 /**
@@ -2167,6 +2545,20 @@ export type SiteCountOutputTypeCountStorageBucketsArgs<ExtArgs extends runtime.T
   where?: Prisma.StorageBucketWhereInput
 }
 
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountAnalyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AnalyticsQueryWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountAnalyticsExecutionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AnalyticsExecutionWhereInput
+}
+
 
 export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2194,6 +2586,8 @@ export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
   storageBuckets?: boolean | Prisma.Site$storageBucketsArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.Site$analyticsQueriesArgs<ExtArgs>
+  analyticsExecutions?: boolean | Prisma.Site$analyticsExecutionsArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["site"]>
 
@@ -2265,6 +2659,8 @@ export type SiteInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
   storageBuckets?: boolean | Prisma.Site$storageBucketsArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.Site$analyticsQueriesArgs<ExtArgs>
+  analyticsExecutions?: boolean | Prisma.Site$analyticsExecutionsArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SiteIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2287,6 +2683,8 @@ export type $SitePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     secretHistory: Prisma.$SecretHistoryPayload<ExtArgs>[]
     datatables: Prisma.$DatatablePayload<ExtArgs>[]
     storageBuckets: Prisma.$StorageBucketPayload<ExtArgs>[]
+    analyticsQueries: Prisma.$AnalyticsQueryPayload<ExtArgs>[]
+    analyticsExecutions: Prisma.$AnalyticsExecutionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -2708,6 +3106,8 @@ export interface Prisma__SiteClient<T, Null = never, ExtArgs extends runtime.Typ
   secretHistory<T extends Prisma.Site$secretHistoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretHistoryArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   datatables<T extends Prisma.Site$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   storageBuckets<T extends Prisma.Site$storageBucketsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$storageBucketsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StorageBucketPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  analyticsQueries<T extends Prisma.Site$analyticsQueriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$analyticsQueriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsQueryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  analyticsExecutions<T extends Prisma.Site$analyticsExecutionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$analyticsExecutionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsExecutionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3366,6 +3766,54 @@ export type Site$storageBucketsArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.StorageBucketScalarFieldEnum | Prisma.StorageBucketScalarFieldEnum[]
+}
+
+/**
+ * Site.analyticsQueries
+ */
+export type Site$analyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AnalyticsQuery
+   */
+  select?: Prisma.AnalyticsQuerySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AnalyticsQuery
+   */
+  omit?: Prisma.AnalyticsQueryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AnalyticsQueryInclude<ExtArgs> | null
+  where?: Prisma.AnalyticsQueryWhereInput
+  orderBy?: Prisma.AnalyticsQueryOrderByWithRelationInput | Prisma.AnalyticsQueryOrderByWithRelationInput[]
+  cursor?: Prisma.AnalyticsQueryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AnalyticsQueryScalarFieldEnum | Prisma.AnalyticsQueryScalarFieldEnum[]
+}
+
+/**
+ * Site.analyticsExecutions
+ */
+export type Site$analyticsExecutionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AnalyticsExecution
+   */
+  select?: Prisma.AnalyticsExecutionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AnalyticsExecution
+   */
+  omit?: Prisma.AnalyticsExecutionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AnalyticsExecutionInclude<ExtArgs> | null
+  where?: Prisma.AnalyticsExecutionWhereInput
+  orderBy?: Prisma.AnalyticsExecutionOrderByWithRelationInput | Prisma.AnalyticsExecutionOrderByWithRelationInput[]
+  cursor?: Prisma.AnalyticsExecutionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AnalyticsExecutionScalarFieldEnum | Prisma.AnalyticsExecutionScalarFieldEnum[]
 }
 
 /**
