@@ -167,3 +167,23 @@ export type SecretHistory = Prisma.SecretHistoryModel
  * A datatable of an app (DECISIONS §6); its rows live in the site's schema.
  */
 export type Datatable = Prisma.DatatableModel
+/**
+ * Model EventFunction
+ * A function of an app (DECISIONS §7): JavaScript run in an isolate, a signed webhook, or built in.
+ */
+export type EventFunction = Prisma.EventFunctionModel
+/**
+ * Model EventSubscription
+ * A function subscribed to one event name; (event, function) is unique.
+ */
+export type EventSubscription = Prisma.EventSubscriptionModel
+/**
+ * Model EventInvocation
+ * One run of a function (API, event or schedule trigger) and its outcome.
+ */
+export type EventInvocation = Prisma.EventInvocationModel
+/**
+ * Model EventOutbox
+ * Events written in the transaction of the change they describe, relayed to the queue after commit.
+ */
+export type EventOutbox = Prisma.EventOutboxModel

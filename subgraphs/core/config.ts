@@ -42,6 +42,19 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // --- events module (docs/events.md) ---
+  events: {
+    /** EVENTS_WORKER: `inline` runs the queue worker in this process; `off` leaves it to `npm run start:worker`. */
+    worker: 'inline' | 'off';
+    /** EVENTS_WORKER_CONCURRENCY: jobs one worker runs at once. */
+    workerConcurrency: number;
+    /** EVENTS_PRE_DEADLINE_MS: cap of the one deadline PRE_* subscribers share. */
+    preDeadlineMs: number;
+    /** EVENTS_WEBHOOK_ALLOW_HOSTS: hosts or addresses a proxy function may call although private or loopback. */
+    webhookAllowHosts: string[];
+    /** EVENTS_RELAY_INTERVAL_MS: how often the outbox and stale pending invocations are swept. */
+    relayIntervalMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -122,6 +135,13 @@ function url(env: Env, name: string, protocols: string[]): string | null {
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
   }
   return raw;
+}
+
+// events module: where the queue worker runs.
+function eventsWorker(env: Env): 'inline' | 'off' {
+  const v = str(env, 'EVENTS_WORKER', 'inline').toLowerCase();
+  if (v !== 'inline' && v !== 'off') throw new ConfigError('EVENTS_WORKER', `expected "inline" or "off", got "${v}"`);
+  return v;
 }
 
 function parseOidc(env: Env): OidcProviderConfig[] {
@@ -247,6 +267,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     secretsMasterKey: masterKey(env),
     secretsPreviousMasterKeys: previousMasterKeys(env),
     nodeEnv: str(env, 'NODE_ENV', 'development'),
+    // --- events module ---
+    events: {
+      worker: eventsWorker(env),
+      workerConcurrency: int(env, 'EVENTS_WORKER_CONCURRENCY', 4, 1, 64),
+      preDeadlineMs: int(env, 'EVENTS_PRE_DEADLINE_MS', 10_000, 100, 300_000),
+      webhookAllowHosts: str(env, 'EVENTS_WEBHOOK_ALLOW_HOSTS', '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+      relayIntervalMs: int(env, 'EVENTS_RELAY_INTERVAL_MS', 5_000, 100, 600_000),
+    },
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);

@@ -309,6 +309,10 @@ export type SiteWhereInput = {
   secrets?: Prisma.SecretListRelationFilter
   secretHistory?: Prisma.SecretHistoryListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  eventFunctions?: Prisma.EventFunctionListRelationFilter
+  eventSubscriptions?: Prisma.EventSubscriptionListRelationFilter
+  eventInvocations?: Prisma.EventInvocationListRelationFilter
+  eventOutbox?: Prisma.EventOutboxListRelationFilter
 }
 
 export type SiteOrderByWithRelationInput = {
@@ -336,6 +340,10 @@ export type SiteOrderByWithRelationInput = {
   secrets?: Prisma.SecretOrderByRelationAggregateInput
   secretHistory?: Prisma.SecretHistoryOrderByRelationAggregateInput
   datatables?: Prisma.DatatableOrderByRelationAggregateInput
+  eventFunctions?: Prisma.EventFunctionOrderByRelationAggregateInput
+  eventSubscriptions?: Prisma.EventSubscriptionOrderByRelationAggregateInput
+  eventInvocations?: Prisma.EventInvocationOrderByRelationAggregateInput
+  eventOutbox?: Prisma.EventOutboxOrderByRelationAggregateInput
 }
 
 export type SiteWhereUniqueInput = Prisma.AtLeast<{
@@ -366,6 +374,10 @@ export type SiteWhereUniqueInput = Prisma.AtLeast<{
   secrets?: Prisma.SecretListRelationFilter
   secretHistory?: Prisma.SecretHistoryListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  eventFunctions?: Prisma.EventFunctionListRelationFilter
+  eventSubscriptions?: Prisma.EventSubscriptionListRelationFilter
+  eventInvocations?: Prisma.EventInvocationListRelationFilter
+  eventOutbox?: Prisma.EventOutboxListRelationFilter
 }, "id" | "uuid" | "slug" | "schemaName">
 
 export type SiteOrderByWithAggregationInput = {
@@ -435,6 +447,10 @@ export type SiteCreateInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateInput = {
@@ -461,6 +477,10 @@ export type SiteUncheckedCreateInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUpdateInput = {
@@ -486,6 +506,10 @@ export type SiteUpdateInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateInput = {
@@ -512,6 +536,10 @@ export type SiteUncheckedUpdateInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyInput = {
@@ -799,6 +827,62 @@ export type SiteUpdateOneRequiredWithoutDatatablesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutDatatablesInput, Prisma.SiteUpdateWithoutDatatablesInput>, Prisma.SiteUncheckedUpdateWithoutDatatablesInput>
 }
 
+export type SiteCreateNestedOneWithoutEventFunctionsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventFunctionsInput, Prisma.SiteUncheckedCreateWithoutEventFunctionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventFunctionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutEventFunctionsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventFunctionsInput, Prisma.SiteUncheckedCreateWithoutEventFunctionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventFunctionsInput
+  upsert?: Prisma.SiteUpsertWithoutEventFunctionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutEventFunctionsInput, Prisma.SiteUpdateWithoutEventFunctionsInput>, Prisma.SiteUncheckedUpdateWithoutEventFunctionsInput>
+}
+
+export type SiteCreateNestedOneWithoutEventSubscriptionsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedCreateWithoutEventSubscriptionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventSubscriptionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutEventSubscriptionsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedCreateWithoutEventSubscriptionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventSubscriptionsInput
+  upsert?: Prisma.SiteUpsertWithoutEventSubscriptionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutEventSubscriptionsInput, Prisma.SiteUpdateWithoutEventSubscriptionsInput>, Prisma.SiteUncheckedUpdateWithoutEventSubscriptionsInput>
+}
+
+export type SiteCreateNestedOneWithoutEventInvocationsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventInvocationsInput, Prisma.SiteUncheckedCreateWithoutEventInvocationsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventInvocationsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutEventInvocationsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventInvocationsInput, Prisma.SiteUncheckedCreateWithoutEventInvocationsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventInvocationsInput
+  upsert?: Prisma.SiteUpsertWithoutEventInvocationsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutEventInvocationsInput, Prisma.SiteUpdateWithoutEventInvocationsInput>, Prisma.SiteUncheckedUpdateWithoutEventInvocationsInput>
+}
+
+export type SiteCreateNestedOneWithoutEventOutboxInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventOutboxInput, Prisma.SiteUncheckedCreateWithoutEventOutboxInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventOutboxInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutEventOutboxNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventOutboxInput, Prisma.SiteUncheckedCreateWithoutEventOutboxInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventOutboxInput
+  upsert?: Prisma.SiteUpsertWithoutEventOutboxInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutEventOutboxInput, Prisma.SiteUpdateWithoutEventOutboxInput>, Prisma.SiteUncheckedUpdateWithoutEventOutboxInput>
+}
+
 export type SiteCreateWithoutOrganizationInput = {
   uuid?: string
   slug: string
@@ -821,6 +905,10 @@ export type SiteCreateWithoutOrganizationInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutOrganizationInput = {
@@ -846,6 +934,10 @@ export type SiteUncheckedCreateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutOrganizationInput = {
@@ -917,6 +1009,10 @@ export type SiteCreateWithoutDomainsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDomainsInput = {
@@ -942,6 +1038,10 @@ export type SiteUncheckedCreateWithoutDomainsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDomainsInput = {
@@ -982,6 +1082,10 @@ export type SiteUpdateWithoutDomainsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDomainsInput = {
@@ -1007,6 +1111,10 @@ export type SiteUncheckedUpdateWithoutDomainsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAppsInput = {
@@ -1031,6 +1139,10 @@ export type SiteCreateWithoutAppsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAppsInput = {
@@ -1056,6 +1168,10 @@ export type SiteUncheckedCreateWithoutAppsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAppsInput = {
@@ -1096,6 +1212,10 @@ export type SiteUpdateWithoutAppsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAppsInput = {
@@ -1121,6 +1241,10 @@ export type SiteUncheckedUpdateWithoutAppsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretDataKeysInput = {
@@ -1145,6 +1269,10 @@ export type SiteCreateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
@@ -1170,6 +1298,10 @@ export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretDataKeysInput = {
@@ -1210,6 +1342,10 @@ export type SiteUpdateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
@@ -1235,6 +1371,10 @@ export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTypesInput = {
@@ -1259,6 +1399,10 @@ export type SiteCreateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTypesInput = {
@@ -1284,6 +1428,10 @@ export type SiteUncheckedCreateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTypesInput = {
@@ -1324,6 +1472,10 @@ export type SiteUpdateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTypesInput = {
@@ -1349,6 +1501,10 @@ export type SiteUncheckedUpdateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTagsInput = {
@@ -1373,6 +1529,10 @@ export type SiteCreateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTagsInput = {
@@ -1398,6 +1558,10 @@ export type SiteUncheckedCreateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTagsInput = {
@@ -1438,6 +1602,10 @@ export type SiteUpdateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTagsInput = {
@@ -1463,6 +1631,10 @@ export type SiteUncheckedUpdateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretsInput = {
@@ -1487,6 +1659,10 @@ export type SiteCreateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretsInput = {
@@ -1512,6 +1688,10 @@ export type SiteUncheckedCreateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretsInput = {
@@ -1552,6 +1732,10 @@ export type SiteUpdateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretsInput = {
@@ -1577,6 +1761,10 @@ export type SiteUncheckedUpdateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretHistoryInput = {
@@ -1601,6 +1789,10 @@ export type SiteCreateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretHistoryInput = {
@@ -1626,6 +1818,10 @@ export type SiteUncheckedCreateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretHistoryInput = {
@@ -1666,6 +1862,10 @@ export type SiteUpdateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
@@ -1691,6 +1891,10 @@ export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutDatatablesInput = {
@@ -1715,6 +1919,10 @@ export type SiteCreateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDatatablesInput = {
@@ -1740,6 +1948,10 @@ export type SiteUncheckedCreateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDatatablesInput = {
@@ -1780,6 +1992,10 @@ export type SiteUpdateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDatatablesInput = {
@@ -1805,6 +2021,530 @@ export type SiteUncheckedUpdateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutEventFunctionsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutEventFunctionsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutEventFunctionsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventFunctionsInput, Prisma.SiteUncheckedCreateWithoutEventFunctionsInput>
+}
+
+export type SiteUpsertWithoutEventFunctionsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutEventFunctionsInput, Prisma.SiteUncheckedUpdateWithoutEventFunctionsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventFunctionsInput, Prisma.SiteUncheckedCreateWithoutEventFunctionsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutEventFunctionsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutEventFunctionsInput, Prisma.SiteUncheckedUpdateWithoutEventFunctionsInput>
+}
+
+export type SiteUpdateWithoutEventFunctionsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutEventFunctionsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutEventSubscriptionsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutEventSubscriptionsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutEventSubscriptionsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedCreateWithoutEventSubscriptionsInput>
+}
+
+export type SiteUpsertWithoutEventSubscriptionsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedUpdateWithoutEventSubscriptionsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedCreateWithoutEventSubscriptionsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutEventSubscriptionsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedUpdateWithoutEventSubscriptionsInput>
+}
+
+export type SiteUpdateWithoutEventSubscriptionsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutEventSubscriptionsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutEventInvocationsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutEventInvocationsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutEventInvocationsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventInvocationsInput, Prisma.SiteUncheckedCreateWithoutEventInvocationsInput>
+}
+
+export type SiteUpsertWithoutEventInvocationsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutEventInvocationsInput, Prisma.SiteUncheckedUpdateWithoutEventInvocationsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventInvocationsInput, Prisma.SiteUncheckedCreateWithoutEventInvocationsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutEventInvocationsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutEventInvocationsInput, Prisma.SiteUncheckedUpdateWithoutEventInvocationsInput>
+}
+
+export type SiteUpdateWithoutEventInvocationsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutEventInvocationsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutEventOutboxInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutEventOutboxInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutEventOutboxInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventOutboxInput, Prisma.SiteUncheckedCreateWithoutEventOutboxInput>
+}
+
+export type SiteUpsertWithoutEventOutboxInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutEventOutboxInput, Prisma.SiteUncheckedUpdateWithoutEventOutboxInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventOutboxInput, Prisma.SiteUncheckedCreateWithoutEventOutboxInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutEventOutboxInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutEventOutboxInput, Prisma.SiteUncheckedUpdateWithoutEventOutboxInput>
+}
+
+export type SiteUpdateWithoutEventOutboxInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutEventOutboxInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyOrganizationInput = {
@@ -1846,6 +2586,10 @@ export type SiteUpdateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutOrganizationInput = {
@@ -1871,6 +2615,10 @@ export type SiteUncheckedUpdateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateManyWithoutOrganizationInput = {
@@ -1904,6 +2652,10 @@ export type SiteCountOutputType = {
   secrets: number
   secretHistory: number
   datatables: number
+  eventFunctions: number
+  eventSubscriptions: number
+  eventInvocations: number
+  eventOutbox: number
 }
 
 export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1915,6 +2667,10 @@ export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   secrets?: boolean | SiteCountOutputTypeCountSecretsArgs
   secretHistory?: boolean | SiteCountOutputTypeCountSecretHistoryArgs
   datatables?: boolean | SiteCountOutputTypeCountDatatablesArgs
+  eventFunctions?: boolean | SiteCountOutputTypeCountEventFunctionsArgs
+  eventSubscriptions?: boolean | SiteCountOutputTypeCountEventSubscriptionsArgs
+  eventInvocations?: boolean | SiteCountOutputTypeCountEventInvocationsArgs
+  eventOutbox?: boolean | SiteCountOutputTypeCountEventOutboxArgs
 }
 
 /**
@@ -1983,6 +2739,34 @@ export type SiteCountOutputTypeCountDatatablesArgs<ExtArgs extends runtime.Types
   where?: Prisma.DatatableWhereInput
 }
 
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountEventFunctionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventFunctionWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountEventSubscriptionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventSubscriptionWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountEventInvocationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventInvocationWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountEventOutboxArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventOutboxWhereInput
+}
+
 
 export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2009,6 +2793,10 @@ export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
+  eventFunctions?: boolean | Prisma.Site$eventFunctionsArgs<ExtArgs>
+  eventSubscriptions?: boolean | Prisma.Site$eventSubscriptionsArgs<ExtArgs>
+  eventInvocations?: boolean | Prisma.Site$eventInvocationsArgs<ExtArgs>
+  eventOutbox?: boolean | Prisma.Site$eventOutboxArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["site"]>
 
@@ -2079,6 +2867,10 @@ export type SiteInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
+  eventFunctions?: boolean | Prisma.Site$eventFunctionsArgs<ExtArgs>
+  eventSubscriptions?: boolean | Prisma.Site$eventSubscriptionsArgs<ExtArgs>
+  eventInvocations?: boolean | Prisma.Site$eventInvocationsArgs<ExtArgs>
+  eventOutbox?: boolean | Prisma.Site$eventOutboxArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SiteIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2100,6 +2892,10 @@ export type $SitePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     secrets: Prisma.$SecretPayload<ExtArgs>[]
     secretHistory: Prisma.$SecretHistoryPayload<ExtArgs>[]
     datatables: Prisma.$DatatablePayload<ExtArgs>[]
+    eventFunctions: Prisma.$EventFunctionPayload<ExtArgs>[]
+    eventSubscriptions: Prisma.$EventSubscriptionPayload<ExtArgs>[]
+    eventInvocations: Prisma.$EventInvocationPayload<ExtArgs>[]
+    eventOutbox: Prisma.$EventOutboxPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -2520,6 +3316,10 @@ export interface Prisma__SiteClient<T, Null = never, ExtArgs extends runtime.Typ
   secrets<T extends Prisma.Site$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   secretHistory<T extends Prisma.Site$secretHistoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretHistoryArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   datatables<T extends Prisma.Site$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  eventFunctions<T extends Prisma.Site$eventFunctionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$eventFunctionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventFunctionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  eventSubscriptions<T extends Prisma.Site$eventSubscriptionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$eventSubscriptionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventSubscriptionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  eventInvocations<T extends Prisma.Site$eventInvocationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$eventInvocationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventInvocationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  eventOutbox<T extends Prisma.Site$eventOutboxArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$eventOutboxArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventOutboxPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3154,6 +3954,102 @@ export type Site$datatablesArgs<ExtArgs extends runtime.Types.Extensions.Interna
   take?: number
   skip?: number
   distinct?: Prisma.DatatableScalarFieldEnum | Prisma.DatatableScalarFieldEnum[]
+}
+
+/**
+ * Site.eventFunctions
+ */
+export type Site$eventFunctionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventFunction
+   */
+  select?: Prisma.EventFunctionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventFunction
+   */
+  omit?: Prisma.EventFunctionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventFunctionInclude<ExtArgs> | null
+  where?: Prisma.EventFunctionWhereInput
+  orderBy?: Prisma.EventFunctionOrderByWithRelationInput | Prisma.EventFunctionOrderByWithRelationInput[]
+  cursor?: Prisma.EventFunctionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventFunctionScalarFieldEnum | Prisma.EventFunctionScalarFieldEnum[]
+}
+
+/**
+ * Site.eventSubscriptions
+ */
+export type Site$eventSubscriptionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventSubscription
+   */
+  select?: Prisma.EventSubscriptionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventSubscription
+   */
+  omit?: Prisma.EventSubscriptionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventSubscriptionInclude<ExtArgs> | null
+  where?: Prisma.EventSubscriptionWhereInput
+  orderBy?: Prisma.EventSubscriptionOrderByWithRelationInput | Prisma.EventSubscriptionOrderByWithRelationInput[]
+  cursor?: Prisma.EventSubscriptionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventSubscriptionScalarFieldEnum | Prisma.EventSubscriptionScalarFieldEnum[]
+}
+
+/**
+ * Site.eventInvocations
+ */
+export type Site$eventInvocationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventInvocation
+   */
+  select?: Prisma.EventInvocationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventInvocation
+   */
+  omit?: Prisma.EventInvocationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventInvocationInclude<ExtArgs> | null
+  where?: Prisma.EventInvocationWhereInput
+  orderBy?: Prisma.EventInvocationOrderByWithRelationInput | Prisma.EventInvocationOrderByWithRelationInput[]
+  cursor?: Prisma.EventInvocationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventInvocationScalarFieldEnum | Prisma.EventInvocationScalarFieldEnum[]
+}
+
+/**
+ * Site.eventOutbox
+ */
+export type Site$eventOutboxArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventOutbox
+   */
+  select?: Prisma.EventOutboxSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventOutbox
+   */
+  omit?: Prisma.EventOutboxOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventOutboxInclude<ExtArgs> | null
+  where?: Prisma.EventOutboxWhereInput
+  orderBy?: Prisma.EventOutboxOrderByWithRelationInput | Prisma.EventOutboxOrderByWithRelationInput[]
+  cursor?: Prisma.EventOutboxWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventOutboxScalarFieldEnum | Prisma.EventOutboxScalarFieldEnum[]
 }
 
 /**

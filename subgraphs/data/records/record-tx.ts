@@ -51,6 +51,7 @@ export async function inTransaction<T>(
     await client.query('BEGIN');
     // One clock for the whole request: created_at/updated_at of a bulk write agree.
     out = await work(client, new Date());
+    if (log.events.length) await ctx.platform.hooks.runBlocking(ctx, 'recordsWritten', client, log.events, ctx);
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch((r: Error) => (broken = r));
