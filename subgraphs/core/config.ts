@@ -54,6 +54,8 @@ export interface Config {
     webhookAllowHosts: string[];
     /** EVENTS_RELAY_INTERVAL_MS: how often the outbox and stale pending invocations are swept. */
     relayIntervalMs: number;
+    /** EVENTS_RELAY_ON_COMMIT: relay the outbox right after each commit (else only on the sweeps). */
+    relayOnCommit: boolean;
   };
 }
 
@@ -277,6 +279,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
       relayIntervalMs: int(env, 'EVENTS_RELAY_INTERVAL_MS', 5_000, 100, 600_000),
+      relayOnCommit: bool(env, 'EVENTS_RELAY_ON_COMMIT', true),
     },
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

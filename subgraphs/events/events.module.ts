@@ -41,7 +41,7 @@ export const eventsModule: ModuleManifest = {
       const exec = (sql: string, params: unknown[]) => tx.$executeRawUnsafe(sql, ...params);
       await outboxRepository.write(exec, ctx.site.id, null, [{ event: event.type, payload: event }]);
     });
-    const relay = (ctx: RequestContext) => void kickRelay(ctx.platform);
+    const relay = (ctx: RequestContext) => void (platform.config.events.relayOnCommit && kickRelay(ctx.platform));
     hooks.on('recordsCommitted', (_events, ctx) => relay(ctx));
     hooks.on('userAfterCreate', (_u, ctx) => relay(ctx));
     hooks.on('userAfterUpdate', (_u, _p, ctx) => relay(ctx));
