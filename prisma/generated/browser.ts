@@ -168,3 +168,23 @@ export type AnalyticsQuery = Prisma.AnalyticsQueryModel
  * One run of an analytics query: who, which engine, how long, how many rows, the outcome.
  */
 export type AnalyticsExecution = Prisma.AnalyticsExecutionModel
+/**
+ * Model EventFunction
+ * A function of an app (DECISIONS §7): JavaScript run in an isolate, a signed webhook, or built in.
+ */
+export type EventFunction = Prisma.EventFunctionModel
+/**
+ * Model EventSubscription
+ * A function subscribed to one event name; (event, function) is unique.
+ */
+export type EventSubscription = Prisma.EventSubscriptionModel
+/**
+ * Model EventInvocation
+ * One run of a function (API, event or schedule trigger) and its outcome.
+ */
+export type EventInvocation = Prisma.EventInvocationModel
+/**
+ * Model EventOutbox
+ * Events written in the transaction of the change they describe, relayed to the queue after commit.
+ */
+export type EventOutbox = Prisma.EventOutboxModel

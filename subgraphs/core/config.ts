@@ -42,6 +42,21 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // --- events module (docs/events.md) ---
+  events: {
+    /** EVENTS_WORKER: `inline` runs the queue worker in this process; `off` leaves it to `npm run start:worker`. */
+    worker: 'inline' | 'off';
+    /** EVENTS_WORKER_CONCURRENCY: jobs one worker runs at once. */
+    workerConcurrency: number;
+    /** EVENTS_PRE_DEADLINE_MS: cap of the one deadline PRE_* subscribers share. */
+    preDeadlineMs: number;
+    /** EVENTS_WEBHOOK_ALLOW_HOSTS: hosts or addresses a proxy function may call although private or loopback. */
+    webhookAllowHosts: string[];
+    /** EVENTS_RELAY_INTERVAL_MS: how often the outbox and stale pending invocations are swept. */
+    relayIntervalMs: number;
+    /** EVENTS_RELAY_ON_COMMIT: relay the outbox right after each commit (else only on the sweeps). */
+    relayOnCommit: boolean;
+  };
   // analytics module (DECISIONS §10)
   /** Statement time-out of every analytics engine (ANALYTICS_TIMEOUT_MS, default 30 s). */
   analyticsTimeoutMs: number;
@@ -143,6 +158,13 @@ function url(env: Env, name: string, protocols: string[]): string | null {
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
   }
   return raw;
+}
+
+// events module: where the queue worker runs.
+function eventsWorker(env: Env): 'inline' | 'off' {
+  const v = str(env, 'EVENTS_WORKER', 'inline').toLowerCase();
+  if (v !== 'inline' && v !== 'off') throw new ConfigError('EVENTS_WORKER', `expected "inline" or "off", got "${v}"`);
+  return v;
 }
 
 function parseOidc(env: Env): OidcProviderConfig[] {
@@ -311,6 +333,18 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     // analytics module
     analyticsTimeoutMs: int(env, 'ANALYTICS_TIMEOUT_MS', 30_000, 100, 3_600_000),
     analyticsMaxRows: int(env, 'ANALYTICS_MAX_ROWS', 10_000, 1, 1_000_000),
+    // --- events module ---
+    events: {
+      worker: eventsWorker(env),
+      workerConcurrency: int(env, 'EVENTS_WORKER_CONCURRENCY', 4, 1, 64),
+      preDeadlineMs: int(env, 'EVENTS_PRE_DEADLINE_MS', 10_000, 100, 300_000),
+      webhookAllowHosts: str(env, 'EVENTS_WEBHOOK_ALLOW_HOSTS', '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+      relayIntervalMs: int(env, 'EVENTS_RELAY_INTERVAL_MS', 5_000, 100, 600_000),
+      relayOnCommit: bool(env, 'EVENTS_RELAY_ON_COMMIT', true),
+    },
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);

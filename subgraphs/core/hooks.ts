@@ -5,6 +5,7 @@
 //
 // Also the module APIs: a few queries one module answers for another (an app's table count
 // for the tenancy module's app views), provided by the owning module at registration.
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { errors, isAppError } from './errors.js';
 import type { Tx } from './db.js';
@@ -42,6 +43,12 @@ export type RecordEvent =
   | (RecordEventBase & { type: 'RECORD_UPDATE'; previous: DataRecord })
   | (RecordEventBase & { type: 'RECORD_DELETE'; hard: boolean });
 
+/** A user event as the POST_USER_* events carry it (DECISIONS §7). */
+export type UserEvent =
+  | { type: 'POST_USER_CREATE'; user: HookUser }
+  | { type: 'POST_USER_UPDATE'; user: HookUser; previous: HookUser }
+  | { type: 'POST_USER_DELETE'; user: HookUser };
+
 /** What a hook receives as the request context (the platform's RequestContext). */
 export interface HookContext {
   log: Logger;
@@ -58,6 +65,15 @@ export interface HookHandlers<Ctx extends HookContext> {
   userAfterDelete: (user: HookUser, ctx: Ctx) => unknown;
   /** The record events of one committed write request, in order; `ctx.site` is the tenant. */
   recordsCommitted: (events: readonly RecordEvent[], ctx: Ctx) => unknown;
+  /**
+   * Inside the transaction of a record write, before COMMIT, with the write's record events
+   * in order (the events module's outbox); a failure aborts the write.
+   */
+  recordsWritten: (client: pg.PoolClient, events: readonly RecordEvent[], ctx: Ctx) => Promise<void>;
+  /** Inside the transaction that creates, updates or deletes a user, before COMMIT; a failure aborts it. */
+  userWritten: (tx: Tx, event: UserEvent, ctx: Ctx) => Promise<void>;
+  /** The platform is closing: stop background work while the connections still exist. */
+  platformClosing: () => Promise<void>;
 }
 
 export type HookName = keyof HookHandlers<HookContext>;

@@ -89,6 +89,7 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, opts:
       auth: new AuthCaches(),
       grants: new GrantCache(),
       async close() {
+        await platform.hooks.runBlocking(null, 'platformClosing').catch((e: Error) => log.warn({ err: e.message }, 'closing hook failed'));
         await invalidation.close();
         await prisma.$disconnect().catch(() => undefined);
         await pool.end().catch(() => undefined);

@@ -1,17 +1,53 @@
 // The events module: platform events, subscriptions and the functions they trigger (seed 3
-// "Events", DECISIONS §7).
+// "Events", DECISIONS §7; docs/events.md).
+import type { RequestContext } from '../core/context.js';
 import type { ModuleManifest } from '../core/module.js';
+import { kickRelay, startDelivery, stopDelivery } from './delivery/delivery.js';
+import { outboxRepository } from './delivery/outbox.repository.js';
+import { runPreEvent } from './delivery/pre-events.js';
 import { renderEventsError } from './events-errors.js';
 import { eventsResolvers } from './events.resolvers.js';
+import { eventRoutes } from './events.routes.js';
+import { functionRoutes } from './functions.routes.js';
 
 export const eventsModule: ModuleManifest = {
   name: 'events',
   resolvers: [eventsResolvers],
-  routes: [],
+  routes: [...eventRoutes, ...functionRoutes],
   restErrors: renderEventsError,
   permissions: [
     { codename: 'functions:read', name: 'Can read functions', resource: 'functions', scope: 'site' },
     { codename: 'functions:write', name: 'Can write functions', resource: 'functions', scope: 'site' },
     { codename: 'functions:execute', name: 'Can execute functions', resource: 'functions', scope: 'site' },
   ],
+  fieldPermissions: {
+    'App.functions': 'functions:read',
+  },
+  register(platform) {
+    const hooks = platform.hooks;
+    // The outbox: written inside the writer's transaction, relayed after its commit.
+    hooks.on('recordsWritten', async (client, events, ctx) => {
+      if (!ctx.site || events.length === 0) return;
+      const exec = (sql: string, params: unknown[]) => client.query(sql, params);
+      await outboxRepository.write(
+        exec,
+        ctx.site.id,
+        events[0].app_slug,
+        events.map((e) => ({ event: e.type, payload: e })),
+      );
+    });
+    hooks.on('userWritten', async (tx, event, ctx) => {
+      if (!ctx.site) return;
+      const exec = (sql: string, params: unknown[]) => tx.$executeRawUnsafe(sql, ...params);
+      await outboxRepository.write(exec, ctx.site.id, null, [{ event: event.type, payload: event }]);
+    });
+    const relay = (ctx: RequestContext) => void (platform.config.events.relayOnCommit && kickRelay(ctx.platform));
+    hooks.on('recordsCommitted', (_events, ctx) => relay(ctx));
+    hooks.on('userAfterCreate', (_u, ctx) => relay(ctx));
+    hooks.on('userAfterUpdate', (_u, _p, ctx) => relay(ctx));
+    hooks.on('userAfterDelete', (_u, ctx) => relay(ctx));
+    hooks.on('userBeforeCreate', (user, ctx) => runPreEvent(ctx, 'PRE_USER_CREATE', { type: 'PRE_USER_CREATE', user }));
+    hooks.on('platformClosing', () => stopDelivery(platform));
+    startDelivery(platform);
+  },
 };

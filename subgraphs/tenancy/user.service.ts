@@ -253,6 +253,7 @@ export async function createUser(ctx: RequestContext, body: unknown): Promise<Us
     .$transaction(async (tx) => {
       const created = await userRepository.create(tx, { ...f, username: f.username!, email: f.email!, passwordHash });
       await audit(tx, ctx, { action: 'create', objectType: 'user', objectId: created.uuid, changes: auditChanges(f) });
+      await hooks.runBlocking(ctx, 'userWritten', tx, { type: 'POST_USER_CREATE', user: toUserView(created) }, ctx);
       return created;
     }, SLUG_TX)
     .catch(translateUnique);
@@ -306,6 +307,8 @@ export async function updateUser(ctx: RequestContext, ref: string, body: unknown
     .$transaction(async (tx) => {
       const u = await userRepository.update(tx, user.id, { ...data, ...(passwordHash ? { passwordHash } : {}) });
       await audit(tx, ctx, { action: 'update', objectType: 'user', objectId: u.uuid, changes: auditChanges(f) });
+      const event = { type: 'POST_USER_UPDATE', user: toUserView(u), previous: toUserView(user) } as const;
+      await ctx.platform.hooks.runBlocking(ctx, 'userWritten', tx, event, ctx);
       return u;
     })
     .catch(translateUnique);
@@ -322,6 +325,7 @@ export async function deleteUser(ctx: RequestContext, ref: string): Promise<void
   const deleted = await ctx.platform.prisma.$transaction(async (tx) => {
     const u = await userRepository.softDelete(tx, user.id);
     await audit(tx, ctx, { action: 'delete', objectType: 'user', objectId: u.uuid, changes: { is_active: false, is_deleted: true } });
+    await ctx.platform.hooks.runBlocking(ctx, 'userWritten', tx, { type: 'POST_USER_DELETE', user: toUserView(u) }, ctx);
     return u;
   });
   ctx.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });

@@ -426,7 +426,11 @@ export const ModelName = {
   StorageObject: 'StorageObject',
   StorageCleanup: 'StorageCleanup',
   AnalyticsQuery: 'AnalyticsQuery',
-  AnalyticsExecution: 'AnalyticsExecution'
+  AnalyticsExecution: 'AnalyticsExecution',
+  EventFunction: 'EventFunction',
+  EventSubscription: 'EventSubscription',
+  EventInvocation: 'EventInvocation',
+  EventOutbox: 'EventOutbox'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -442,7 +446,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable" | "storageBucket" | "storageObject" | "storageCleanup" | "analyticsQuery" | "analyticsExecution"
+    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable" | "storageBucket" | "storageObject" | "storageCleanup" | "analyticsQuery" | "analyticsExecution" | "eventFunction" | "eventSubscription" | "eventInvocation" | "eventOutbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2666,6 +2670,302 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    EventFunction: {
+      payload: Prisma.$EventFunctionPayload<ExtArgs>
+      fields: Prisma.EventFunctionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.EventFunctionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.EventFunctionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>
+        }
+        findFirst: {
+          args: Prisma.EventFunctionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.EventFunctionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>
+        }
+        findMany: {
+          args: Prisma.EventFunctionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>[]
+        }
+        create: {
+          args: Prisma.EventFunctionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>
+        }
+        createMany: {
+          args: Prisma.EventFunctionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.EventFunctionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>[]
+        }
+        delete: {
+          args: Prisma.EventFunctionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>
+        }
+        update: {
+          args: Prisma.EventFunctionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>
+        }
+        deleteMany: {
+          args: Prisma.EventFunctionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.EventFunctionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.EventFunctionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>[]
+        }
+        upsert: {
+          args: Prisma.EventFunctionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventFunctionPayload>
+        }
+        aggregate: {
+          args: Prisma.EventFunctionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateEventFunction>
+        }
+        groupBy: {
+          args: Prisma.EventFunctionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventFunctionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.EventFunctionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventFunctionCountAggregateOutputType> | number
+        }
+      }
+    }
+    EventSubscription: {
+      payload: Prisma.$EventSubscriptionPayload<ExtArgs>
+      fields: Prisma.EventSubscriptionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.EventSubscriptionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.EventSubscriptionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>
+        }
+        findFirst: {
+          args: Prisma.EventSubscriptionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.EventSubscriptionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>
+        }
+        findMany: {
+          args: Prisma.EventSubscriptionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>[]
+        }
+        create: {
+          args: Prisma.EventSubscriptionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>
+        }
+        createMany: {
+          args: Prisma.EventSubscriptionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.EventSubscriptionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>[]
+        }
+        delete: {
+          args: Prisma.EventSubscriptionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>
+        }
+        update: {
+          args: Prisma.EventSubscriptionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>
+        }
+        deleteMany: {
+          args: Prisma.EventSubscriptionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.EventSubscriptionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.EventSubscriptionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>[]
+        }
+        upsert: {
+          args: Prisma.EventSubscriptionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventSubscriptionPayload>
+        }
+        aggregate: {
+          args: Prisma.EventSubscriptionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateEventSubscription>
+        }
+        groupBy: {
+          args: Prisma.EventSubscriptionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventSubscriptionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.EventSubscriptionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventSubscriptionCountAggregateOutputType> | number
+        }
+      }
+    }
+    EventInvocation: {
+      payload: Prisma.$EventInvocationPayload<ExtArgs>
+      fields: Prisma.EventInvocationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.EventInvocationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.EventInvocationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>
+        }
+        findFirst: {
+          args: Prisma.EventInvocationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.EventInvocationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>
+        }
+        findMany: {
+          args: Prisma.EventInvocationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>[]
+        }
+        create: {
+          args: Prisma.EventInvocationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>
+        }
+        createMany: {
+          args: Prisma.EventInvocationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.EventInvocationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>[]
+        }
+        delete: {
+          args: Prisma.EventInvocationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>
+        }
+        update: {
+          args: Prisma.EventInvocationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>
+        }
+        deleteMany: {
+          args: Prisma.EventInvocationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.EventInvocationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.EventInvocationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>[]
+        }
+        upsert: {
+          args: Prisma.EventInvocationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventInvocationPayload>
+        }
+        aggregate: {
+          args: Prisma.EventInvocationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateEventInvocation>
+        }
+        groupBy: {
+          args: Prisma.EventInvocationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventInvocationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.EventInvocationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventInvocationCountAggregateOutputType> | number
+        }
+      }
+    }
+    EventOutbox: {
+      payload: Prisma.$EventOutboxPayload<ExtArgs>
+      fields: Prisma.EventOutboxFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.EventOutboxFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.EventOutboxFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        findFirst: {
+          args: Prisma.EventOutboxFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.EventOutboxFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        findMany: {
+          args: Prisma.EventOutboxFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>[]
+        }
+        create: {
+          args: Prisma.EventOutboxCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        createMany: {
+          args: Prisma.EventOutboxCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.EventOutboxCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>[]
+        }
+        delete: {
+          args: Prisma.EventOutboxDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        update: {
+          args: Prisma.EventOutboxUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        deleteMany: {
+          args: Prisma.EventOutboxDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.EventOutboxUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.EventOutboxUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>[]
+        }
+        upsert: {
+          args: Prisma.EventOutboxUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        aggregate: {
+          args: Prisma.EventOutboxAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateEventOutbox>
+        }
+        groupBy: {
+          args: Prisma.EventOutboxGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventOutboxGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.EventOutboxCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventOutboxCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3163,6 +3463,80 @@ export const AnalyticsExecutionScalarFieldEnum = {
 export type AnalyticsExecutionScalarFieldEnum = (typeof AnalyticsExecutionScalarFieldEnum)[keyof typeof AnalyticsExecutionScalarFieldEnum]
 
 
+export const EventFunctionScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  executionMode: 'executionMode',
+  code: 'code',
+  webhookUrl: 'webhookUrl',
+  headers: 'headers',
+  webhookSecret: 'webhookSecret',
+  systemName: 'systemName',
+  timeoutSeconds: 'timeoutSeconds',
+  filterConditions: 'filterConditions',
+  isActive: 'isActive',
+  isPublic: 'isPublic',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type EventFunctionScalarFieldEnum = (typeof EventFunctionScalarFieldEnum)[keyof typeof EventFunctionScalarFieldEnum]
+
+
+export const EventSubscriptionScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  event: 'event',
+  functionId: 'functionId',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type EventSubscriptionScalarFieldEnum = (typeof EventSubscriptionScalarFieldEnum)[keyof typeof EventSubscriptionScalarFieldEnum]
+
+
+export const EventInvocationScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  functionId: 'functionId',
+  triggerType: 'triggerType',
+  event: 'event',
+  status: 'status',
+  taskId: 'taskId',
+  idempotencyKey: 'idempotencyKey',
+  params: 'params',
+  result: 'result',
+  error: 'error',
+  logs: 'logs',
+  attempts: 'attempts',
+  maxAttempts: 'maxAttempts',
+  deliveries: 'deliveries',
+  deadLetter: 'deadLetter',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt',
+  durationMs: 'durationMs',
+  createdAt: 'createdAt'
+} as const
+
+export type EventInvocationScalarFieldEnum = (typeof EventInvocationScalarFieldEnum)[keyof typeof EventInvocationScalarFieldEnum]
+
+
+export const EventOutboxScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  event: 'event',
+  payload: 'payload',
+  createdAt: 'createdAt'
+} as const
+
+export type EventOutboxScalarFieldEnum = (typeof EventOutboxScalarFieldEnum)[keyof typeof EventOutboxScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3502,6 +3876,10 @@ export type GlobalOmitConfig = {
   storageCleanup?: Prisma.StorageCleanupOmit
   analyticsQuery?: Prisma.AnalyticsQueryOmit
   analyticsExecution?: Prisma.AnalyticsExecutionOmit
+  eventFunction?: Prisma.EventFunctionOmit
+  eventSubscription?: Prisma.EventSubscriptionOmit
+  eventInvocation?: Prisma.EventInvocationOmit
+  eventOutbox?: Prisma.EventOutboxOmit
 }
 
 /* Types for Logging */

@@ -80,7 +80,11 @@ export const ModelName = {
   StorageObject: 'StorageObject',
   StorageCleanup: 'StorageCleanup',
   AnalyticsQuery: 'AnalyticsQuery',
-  AnalyticsExecution: 'AnalyticsExecution'
+  AnalyticsExecution: 'AnalyticsExecution',
+  EventFunction: 'EventFunction',
+  EventSubscription: 'EventSubscription',
+  EventInvocation: 'EventInvocation',
+  EventOutbox: 'EventOutbox'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -555,6 +559,80 @@ export const AnalyticsExecutionScalarFieldEnum = {
 } as const
 
 export type AnalyticsExecutionScalarFieldEnum = (typeof AnalyticsExecutionScalarFieldEnum)[keyof typeof AnalyticsExecutionScalarFieldEnum]
+
+
+export const EventFunctionScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  executionMode: 'executionMode',
+  code: 'code',
+  webhookUrl: 'webhookUrl',
+  headers: 'headers',
+  webhookSecret: 'webhookSecret',
+  systemName: 'systemName',
+  timeoutSeconds: 'timeoutSeconds',
+  filterConditions: 'filterConditions',
+  isActive: 'isActive',
+  isPublic: 'isPublic',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type EventFunctionScalarFieldEnum = (typeof EventFunctionScalarFieldEnum)[keyof typeof EventFunctionScalarFieldEnum]
+
+
+export const EventSubscriptionScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  event: 'event',
+  functionId: 'functionId',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type EventSubscriptionScalarFieldEnum = (typeof EventSubscriptionScalarFieldEnum)[keyof typeof EventSubscriptionScalarFieldEnum]
+
+
+export const EventInvocationScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  functionId: 'functionId',
+  triggerType: 'triggerType',
+  event: 'event',
+  status: 'status',
+  taskId: 'taskId',
+  idempotencyKey: 'idempotencyKey',
+  params: 'params',
+  result: 'result',
+  error: 'error',
+  logs: 'logs',
+  attempts: 'attempts',
+  maxAttempts: 'maxAttempts',
+  deliveries: 'deliveries',
+  deadLetter: 'deadLetter',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt',
+  durationMs: 'durationMs',
+  createdAt: 'createdAt'
+} as const
+
+export type EventInvocationScalarFieldEnum = (typeof EventInvocationScalarFieldEnum)[keyof typeof EventInvocationScalarFieldEnum]
+
+
+export const EventOutboxScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  event: 'event',
+  payload: 'payload',
+  createdAt: 'createdAt'
+} as const
+
+export type EventOutboxScalarFieldEnum = (typeof EventOutboxScalarFieldEnum)[keyof typeof EventOutboxScalarFieldEnum]
 
 
 export const SortOrder = {

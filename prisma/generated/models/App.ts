@@ -286,6 +286,7 @@ export type AppWhereInput = {
   datatables?: Prisma.DatatableListRelationFilter
   storageBuckets?: Prisma.StorageBucketListRelationFilter
   analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
+  functions?: Prisma.EventFunctionListRelationFilter
 }
 
 export type AppOrderByWithRelationInput = {
@@ -307,6 +308,7 @@ export type AppOrderByWithRelationInput = {
   datatables?: Prisma.DatatableOrderByRelationAggregateInput
   storageBuckets?: Prisma.StorageBucketOrderByRelationAggregateInput
   analyticsQueries?: Prisma.AnalyticsQueryOrderByRelationAggregateInput
+  functions?: Prisma.EventFunctionOrderByRelationAggregateInput
 }
 
 export type AppWhereUniqueInput = Prisma.AtLeast<{
@@ -332,6 +334,7 @@ export type AppWhereUniqueInput = Prisma.AtLeast<{
   datatables?: Prisma.DatatableListRelationFilter
   storageBuckets?: Prisma.StorageBucketListRelationFilter
   analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
+  functions?: Prisma.EventFunctionListRelationFilter
 }, "id" | "uuid" | "siteId_slug">
 
 export type AppOrderByWithAggregationInput = {
@@ -389,6 +392,7 @@ export type AppCreateInput = {
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateInput = {
@@ -409,6 +413,7 @@ export type AppUncheckedCreateInput = {
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppUpdateInput = {
@@ -428,6 +433,7 @@ export type AppUpdateInput = {
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateInput = {
@@ -448,6 +454,7 @@ export type AppUncheckedUpdateInput = {
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManyInput = {
@@ -689,6 +696,20 @@ export type AppUpdateOneRequiredWithoutAnalyticsQueriesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutAnalyticsQueriesInput, Prisma.AppUpdateWithoutAnalyticsQueriesInput>, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
 }
 
+export type AppCreateNestedOneWithoutFunctionsInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutFunctionsInput, Prisma.AppUncheckedCreateWithoutFunctionsInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutFunctionsInput
+  connect?: Prisma.AppWhereUniqueInput
+}
+
+export type AppUpdateOneRequiredWithoutFunctionsNestedInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutFunctionsInput, Prisma.AppUncheckedCreateWithoutFunctionsInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutFunctionsInput
+  upsert?: Prisma.AppUpsertWithoutFunctionsInput
+  connect?: Prisma.AppWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutFunctionsInput, Prisma.AppUpdateWithoutFunctionsInput>, Prisma.AppUncheckedUpdateWithoutFunctionsInput>
+}
+
 export type AppCreateWithoutSiteInput = {
   uuid?: string
   slug: string
@@ -705,6 +726,7 @@ export type AppCreateWithoutSiteInput = {
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSiteInput = {
@@ -724,6 +746,7 @@ export type AppUncheckedCreateWithoutSiteInput = {
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSiteInput = {
@@ -786,6 +809,7 @@ export type AppCreateWithoutApiKeysInput = {
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutApiKeysInput = {
@@ -805,6 +829,7 @@ export type AppUncheckedCreateWithoutApiKeysInput = {
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutApiKeysInput = {
@@ -839,6 +864,7 @@ export type AppUpdateWithoutApiKeysInput = {
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutApiKeysInput = {
@@ -858,6 +884,7 @@ export type AppUncheckedUpdateWithoutApiKeysInput = {
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutSecretsInput = {
@@ -876,6 +903,7 @@ export type AppCreateWithoutSecretsInput = {
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSecretsInput = {
@@ -895,6 +923,7 @@ export type AppUncheckedCreateWithoutSecretsInput = {
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSecretsInput = {
@@ -929,6 +958,7 @@ export type AppUpdateWithoutSecretsInput = {
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSecretsInput = {
@@ -948,6 +978,7 @@ export type AppUncheckedUpdateWithoutSecretsInput = {
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutDatatablesInput = {
@@ -966,6 +997,7 @@ export type AppCreateWithoutDatatablesInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutDatatablesInput = {
@@ -985,6 +1017,7 @@ export type AppUncheckedCreateWithoutDatatablesInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutDatatablesInput = {
@@ -1019,6 +1052,7 @@ export type AppUpdateWithoutDatatablesInput = {
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutDatatablesInput = {
@@ -1038,6 +1072,7 @@ export type AppUncheckedUpdateWithoutDatatablesInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutStorageBucketsInput = {
@@ -1056,6 +1091,7 @@ export type AppCreateWithoutStorageBucketsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutStorageBucketsInput = {
@@ -1075,6 +1111,7 @@ export type AppUncheckedCreateWithoutStorageBucketsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutStorageBucketsInput = {
@@ -1109,6 +1146,7 @@ export type AppUpdateWithoutStorageBucketsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutStorageBucketsInput = {
@@ -1128,6 +1166,7 @@ export type AppUncheckedUpdateWithoutStorageBucketsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutAnalyticsQueriesInput = {
@@ -1146,6 +1185,7 @@ export type AppCreateWithoutAnalyticsQueriesInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutAnalyticsQueriesInput = {
@@ -1165,6 +1205,7 @@ export type AppUncheckedCreateWithoutAnalyticsQueriesInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  functions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutAnalyticsQueriesInput = {
@@ -1199,6 +1240,7 @@ export type AppUpdateWithoutAnalyticsQueriesInput = {
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutAnalyticsQueriesInput = {
@@ -1218,6 +1260,101 @@ export type AppUncheckedUpdateWithoutAnalyticsQueriesInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUncheckedUpdateManyWithoutAppNestedInput
+}
+
+export type AppCreateWithoutFunctionsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  site: Prisma.SiteCreateNestedOneWithoutAppsInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
+}
+
+export type AppUncheckedCreateWithoutFunctionsInput = {
+  id?: number
+  uuid?: string
+  siteId: number
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
+}
+
+export type AppCreateOrConnectWithoutFunctionsInput = {
+  where: Prisma.AppWhereUniqueInput
+  create: Prisma.XOR<Prisma.AppCreateWithoutFunctionsInput, Prisma.AppUncheckedCreateWithoutFunctionsInput>
+}
+
+export type AppUpsertWithoutFunctionsInput = {
+  update: Prisma.XOR<Prisma.AppUpdateWithoutFunctionsInput, Prisma.AppUncheckedUpdateWithoutFunctionsInput>
+  create: Prisma.XOR<Prisma.AppCreateWithoutFunctionsInput, Prisma.AppUncheckedCreateWithoutFunctionsInput>
+  where?: Prisma.AppWhereInput
+}
+
+export type AppUpdateToOneWithWhereWithoutFunctionsInput = {
+  where?: Prisma.AppWhereInput
+  data: Prisma.XOR<Prisma.AppUpdateWithoutFunctionsInput, Prisma.AppUncheckedUpdateWithoutFunctionsInput>
+}
+
+export type AppUpdateWithoutFunctionsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
+}
+
+export type AppUncheckedUpdateWithoutFunctionsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  siteId?: Prisma.IntFieldUpdateOperationsInput | number
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManySiteInput = {
@@ -1250,6 +1387,7 @@ export type AppUpdateWithoutSiteInput = {
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSiteInput = {
@@ -1269,6 +1407,7 @@ export type AppUncheckedUpdateWithoutSiteInput = {
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+  functions?: Prisma.EventFunctionUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateManyWithoutSiteInput = {
@@ -1296,6 +1435,7 @@ export type AppCountOutputType = {
   datatables: number
   storageBuckets: number
   analyticsQueries: number
+  functions: number
 }
 
 export type AppCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1304,6 +1444,7 @@ export type AppCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   datatables?: boolean | AppCountOutputTypeCountDatatablesArgs
   storageBuckets?: boolean | AppCountOutputTypeCountStorageBucketsArgs
   analyticsQueries?: boolean | AppCountOutputTypeCountAnalyticsQueriesArgs
+  functions?: boolean | AppCountOutputTypeCountFunctionsArgs
 }
 
 /**
@@ -1351,6 +1492,13 @@ export type AppCountOutputTypeCountAnalyticsQueriesArgs<ExtArgs extends runtime.
   where?: Prisma.AnalyticsQueryWhereInput
 }
 
+/**
+ * AppCountOutputType without action
+ */
+export type AppCountOutputTypeCountFunctionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventFunctionWhereInput
+}
+
 
 export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1371,6 +1519,7 @@ export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
   storageBuckets?: boolean | Prisma.App$storageBucketsArgs<ExtArgs>
   analyticsQueries?: boolean | Prisma.App$analyticsQueriesArgs<ExtArgs>
+  functions?: boolean | Prisma.App$functionsArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["app"]>
 
@@ -1429,6 +1578,7 @@ export type AppInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
   storageBuckets?: boolean | Prisma.App$storageBucketsArgs<ExtArgs>
   analyticsQueries?: boolean | Prisma.App$analyticsQueriesArgs<ExtArgs>
+  functions?: boolean | Prisma.App$functionsArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AppIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1447,6 +1597,7 @@ export type $AppPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     datatables: Prisma.$DatatablePayload<ExtArgs>[]
     storageBuckets: Prisma.$StorageBucketPayload<ExtArgs>[]
     analyticsQueries: Prisma.$AnalyticsQueryPayload<ExtArgs>[]
+    functions: Prisma.$EventFunctionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1861,6 +2012,7 @@ export interface Prisma__AppClient<T, Null = never, ExtArgs extends runtime.Type
   datatables<T extends Prisma.App$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   storageBuckets<T extends Prisma.App$storageBucketsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$storageBucketsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StorageBucketPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   analyticsQueries<T extends Prisma.App$analyticsQueriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$analyticsQueriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsQueryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  functions<T extends Prisma.App$functionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$functionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventFunctionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2420,6 +2572,30 @@ export type App$analyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   distinct?: Prisma.AnalyticsQueryScalarFieldEnum | Prisma.AnalyticsQueryScalarFieldEnum[]
+}
+
+/**
+ * App.functions
+ */
+export type App$functionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventFunction
+   */
+  select?: Prisma.EventFunctionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventFunction
+   */
+  omit?: Prisma.EventFunctionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventFunctionInclude<ExtArgs> | null
+  where?: Prisma.EventFunctionWhereInput
+  orderBy?: Prisma.EventFunctionOrderByWithRelationInput | Prisma.EventFunctionOrderByWithRelationInput[]
+  cursor?: Prisma.EventFunctionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventFunctionScalarFieldEnum | Prisma.EventFunctionScalarFieldEnum[]
 }
 
 /**

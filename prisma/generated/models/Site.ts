@@ -312,6 +312,10 @@ export type SiteWhereInput = {
   storageBuckets?: Prisma.StorageBucketListRelationFilter
   analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
   analyticsExecutions?: Prisma.AnalyticsExecutionListRelationFilter
+  eventFunctions?: Prisma.EventFunctionListRelationFilter
+  eventSubscriptions?: Prisma.EventSubscriptionListRelationFilter
+  eventInvocations?: Prisma.EventInvocationListRelationFilter
+  eventOutbox?: Prisma.EventOutboxListRelationFilter
 }
 
 export type SiteOrderByWithRelationInput = {
@@ -342,6 +346,10 @@ export type SiteOrderByWithRelationInput = {
   storageBuckets?: Prisma.StorageBucketOrderByRelationAggregateInput
   analyticsQueries?: Prisma.AnalyticsQueryOrderByRelationAggregateInput
   analyticsExecutions?: Prisma.AnalyticsExecutionOrderByRelationAggregateInput
+  eventFunctions?: Prisma.EventFunctionOrderByRelationAggregateInput
+  eventSubscriptions?: Prisma.EventSubscriptionOrderByRelationAggregateInput
+  eventInvocations?: Prisma.EventInvocationOrderByRelationAggregateInput
+  eventOutbox?: Prisma.EventOutboxOrderByRelationAggregateInput
 }
 
 export type SiteWhereUniqueInput = Prisma.AtLeast<{
@@ -375,6 +383,10 @@ export type SiteWhereUniqueInput = Prisma.AtLeast<{
   storageBuckets?: Prisma.StorageBucketListRelationFilter
   analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
   analyticsExecutions?: Prisma.AnalyticsExecutionListRelationFilter
+  eventFunctions?: Prisma.EventFunctionListRelationFilter
+  eventSubscriptions?: Prisma.EventSubscriptionListRelationFilter
+  eventInvocations?: Prisma.EventInvocationListRelationFilter
+  eventOutbox?: Prisma.EventOutboxListRelationFilter
 }, "id" | "uuid" | "slug" | "schemaName">
 
 export type SiteOrderByWithAggregationInput = {
@@ -447,6 +459,10 @@ export type SiteCreateInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateInput = {
@@ -476,6 +492,10 @@ export type SiteUncheckedCreateInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUpdateInput = {
@@ -504,6 +524,10 @@ export type SiteUpdateInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateInput = {
@@ -533,6 +557,10 @@ export type SiteUncheckedUpdateInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyInput = {
@@ -862,6 +890,62 @@ export type SiteUpdateOneRequiredWithoutAnalyticsExecutionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutAnalyticsExecutionsInput, Prisma.SiteUpdateWithoutAnalyticsExecutionsInput>, Prisma.SiteUncheckedUpdateWithoutAnalyticsExecutionsInput>
 }
 
+export type SiteCreateNestedOneWithoutEventFunctionsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventFunctionsInput, Prisma.SiteUncheckedCreateWithoutEventFunctionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventFunctionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutEventFunctionsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventFunctionsInput, Prisma.SiteUncheckedCreateWithoutEventFunctionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventFunctionsInput
+  upsert?: Prisma.SiteUpsertWithoutEventFunctionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutEventFunctionsInput, Prisma.SiteUpdateWithoutEventFunctionsInput>, Prisma.SiteUncheckedUpdateWithoutEventFunctionsInput>
+}
+
+export type SiteCreateNestedOneWithoutEventSubscriptionsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedCreateWithoutEventSubscriptionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventSubscriptionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutEventSubscriptionsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedCreateWithoutEventSubscriptionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventSubscriptionsInput
+  upsert?: Prisma.SiteUpsertWithoutEventSubscriptionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutEventSubscriptionsInput, Prisma.SiteUpdateWithoutEventSubscriptionsInput>, Prisma.SiteUncheckedUpdateWithoutEventSubscriptionsInput>
+}
+
+export type SiteCreateNestedOneWithoutEventInvocationsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventInvocationsInput, Prisma.SiteUncheckedCreateWithoutEventInvocationsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventInvocationsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutEventInvocationsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventInvocationsInput, Prisma.SiteUncheckedCreateWithoutEventInvocationsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventInvocationsInput
+  upsert?: Prisma.SiteUpsertWithoutEventInvocationsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutEventInvocationsInput, Prisma.SiteUpdateWithoutEventInvocationsInput>, Prisma.SiteUncheckedUpdateWithoutEventInvocationsInput>
+}
+
+export type SiteCreateNestedOneWithoutEventOutboxInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventOutboxInput, Prisma.SiteUncheckedCreateWithoutEventOutboxInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventOutboxInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutEventOutboxNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutEventOutboxInput, Prisma.SiteUncheckedCreateWithoutEventOutboxInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutEventOutboxInput
+  upsert?: Prisma.SiteUpsertWithoutEventOutboxInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutEventOutboxInput, Prisma.SiteUpdateWithoutEventOutboxInput>, Prisma.SiteUncheckedUpdateWithoutEventOutboxInput>
+}
+
 export type SiteCreateWithoutOrganizationInput = {
   uuid?: string
   slug: string
@@ -887,6 +971,10 @@ export type SiteCreateWithoutOrganizationInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutOrganizationInput = {
@@ -915,6 +1003,10 @@ export type SiteUncheckedCreateWithoutOrganizationInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutOrganizationInput = {
@@ -989,6 +1081,10 @@ export type SiteCreateWithoutDomainsInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDomainsInput = {
@@ -1017,6 +1113,10 @@ export type SiteUncheckedCreateWithoutDomainsInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDomainsInput = {
@@ -1060,6 +1160,10 @@ export type SiteUpdateWithoutDomainsInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDomainsInput = {
@@ -1088,6 +1192,10 @@ export type SiteUncheckedUpdateWithoutDomainsInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAppsInput = {
@@ -1115,6 +1223,10 @@ export type SiteCreateWithoutAppsInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAppsInput = {
@@ -1143,6 +1255,10 @@ export type SiteUncheckedCreateWithoutAppsInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAppsInput = {
@@ -1186,6 +1302,10 @@ export type SiteUpdateWithoutAppsInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAppsInput = {
@@ -1214,6 +1334,10 @@ export type SiteUncheckedUpdateWithoutAppsInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretDataKeysInput = {
@@ -1241,6 +1365,10 @@ export type SiteCreateWithoutSecretDataKeysInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
@@ -1269,6 +1397,10 @@ export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretDataKeysInput = {
@@ -1312,6 +1444,10 @@ export type SiteUpdateWithoutSecretDataKeysInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
@@ -1340,6 +1476,10 @@ export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTypesInput = {
@@ -1367,6 +1507,10 @@ export type SiteCreateWithoutSecretTypesInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTypesInput = {
@@ -1395,6 +1539,10 @@ export type SiteUncheckedCreateWithoutSecretTypesInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTypesInput = {
@@ -1438,6 +1586,10 @@ export type SiteUpdateWithoutSecretTypesInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTypesInput = {
@@ -1466,6 +1618,10 @@ export type SiteUncheckedUpdateWithoutSecretTypesInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTagsInput = {
@@ -1493,6 +1649,10 @@ export type SiteCreateWithoutSecretTagsInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTagsInput = {
@@ -1521,6 +1681,10 @@ export type SiteUncheckedCreateWithoutSecretTagsInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTagsInput = {
@@ -1564,6 +1728,10 @@ export type SiteUpdateWithoutSecretTagsInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTagsInput = {
@@ -1592,6 +1760,10 @@ export type SiteUncheckedUpdateWithoutSecretTagsInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretsInput = {
@@ -1619,6 +1791,10 @@ export type SiteCreateWithoutSecretsInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretsInput = {
@@ -1647,6 +1823,10 @@ export type SiteUncheckedCreateWithoutSecretsInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretsInput = {
@@ -1690,6 +1870,10 @@ export type SiteUpdateWithoutSecretsInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretsInput = {
@@ -1718,6 +1902,10 @@ export type SiteUncheckedUpdateWithoutSecretsInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretHistoryInput = {
@@ -1745,6 +1933,10 @@ export type SiteCreateWithoutSecretHistoryInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretHistoryInput = {
@@ -1773,6 +1965,10 @@ export type SiteUncheckedCreateWithoutSecretHistoryInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretHistoryInput = {
@@ -1816,6 +2012,10 @@ export type SiteUpdateWithoutSecretHistoryInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
@@ -1844,6 +2044,10 @@ export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutDatatablesInput = {
@@ -1871,6 +2075,10 @@ export type SiteCreateWithoutDatatablesInput = {
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDatatablesInput = {
@@ -1899,6 +2107,10 @@ export type SiteUncheckedCreateWithoutDatatablesInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDatatablesInput = {
@@ -1942,6 +2154,10 @@ export type SiteUpdateWithoutDatatablesInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDatatablesInput = {
@@ -1970,6 +2186,10 @@ export type SiteUncheckedUpdateWithoutDatatablesInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutStorageBucketsInput = {
@@ -1997,6 +2217,10 @@ export type SiteCreateWithoutStorageBucketsInput = {
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutStorageBucketsInput = {
@@ -2025,6 +2249,10 @@ export type SiteUncheckedCreateWithoutStorageBucketsInput = {
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutStorageBucketsInput = {
@@ -2068,6 +2296,10 @@ export type SiteUpdateWithoutStorageBucketsInput = {
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutStorageBucketsInput = {
@@ -2096,6 +2328,10 @@ export type SiteUncheckedUpdateWithoutStorageBucketsInput = {
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAnalyticsQueriesInput = {
@@ -2123,6 +2359,10 @@ export type SiteCreateWithoutAnalyticsQueriesInput = {
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAnalyticsQueriesInput = {
@@ -2151,6 +2391,10 @@ export type SiteUncheckedCreateWithoutAnalyticsQueriesInput = {
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAnalyticsQueriesInput = {
@@ -2194,6 +2438,10 @@ export type SiteUpdateWithoutAnalyticsQueriesInput = {
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAnalyticsQueriesInput = {
@@ -2222,6 +2470,10 @@ export type SiteUncheckedUpdateWithoutAnalyticsQueriesInput = {
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAnalyticsExecutionsInput = {
@@ -2249,6 +2501,10 @@ export type SiteCreateWithoutAnalyticsExecutionsInput = {
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAnalyticsExecutionsInput = {
@@ -2277,6 +2533,10 @@ export type SiteUncheckedCreateWithoutAnalyticsExecutionsInput = {
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
   storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAnalyticsExecutionsInput = {
@@ -2320,6 +2580,10 @@ export type SiteUpdateWithoutAnalyticsExecutionsInput = {
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAnalyticsExecutionsInput = {
@@ -2348,6 +2612,578 @@ export type SiteUncheckedUpdateWithoutAnalyticsExecutionsInput = {
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutEventFunctionsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutEventFunctionsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutEventFunctionsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventFunctionsInput, Prisma.SiteUncheckedCreateWithoutEventFunctionsInput>
+}
+
+export type SiteUpsertWithoutEventFunctionsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutEventFunctionsInput, Prisma.SiteUncheckedUpdateWithoutEventFunctionsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventFunctionsInput, Prisma.SiteUncheckedCreateWithoutEventFunctionsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutEventFunctionsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutEventFunctionsInput, Prisma.SiteUncheckedUpdateWithoutEventFunctionsInput>
+}
+
+export type SiteUpdateWithoutEventFunctionsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutEventFunctionsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutEventSubscriptionsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutEventSubscriptionsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutEventSubscriptionsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedCreateWithoutEventSubscriptionsInput>
+}
+
+export type SiteUpsertWithoutEventSubscriptionsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedUpdateWithoutEventSubscriptionsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedCreateWithoutEventSubscriptionsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutEventSubscriptionsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutEventSubscriptionsInput, Prisma.SiteUncheckedUpdateWithoutEventSubscriptionsInput>
+}
+
+export type SiteUpdateWithoutEventSubscriptionsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutEventSubscriptionsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutEventInvocationsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutEventInvocationsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventOutbox?: Prisma.EventOutboxUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutEventInvocationsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventInvocationsInput, Prisma.SiteUncheckedCreateWithoutEventInvocationsInput>
+}
+
+export type SiteUpsertWithoutEventInvocationsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutEventInvocationsInput, Prisma.SiteUncheckedUpdateWithoutEventInvocationsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventInvocationsInput, Prisma.SiteUncheckedCreateWithoutEventInvocationsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutEventInvocationsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutEventInvocationsInput, Prisma.SiteUncheckedUpdateWithoutEventInvocationsInput>
+}
+
+export type SiteUpdateWithoutEventInvocationsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutEventInvocationsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutEventOutboxInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutEventOutboxInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+  eventFunctions?: Prisma.EventFunctionUncheckedCreateNestedManyWithoutSiteInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedCreateNestedManyWithoutSiteInput
+  eventInvocations?: Prisma.EventInvocationUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutEventOutboxInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventOutboxInput, Prisma.SiteUncheckedCreateWithoutEventOutboxInput>
+}
+
+export type SiteUpsertWithoutEventOutboxInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutEventOutboxInput, Prisma.SiteUncheckedUpdateWithoutEventOutboxInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutEventOutboxInput, Prisma.SiteUncheckedCreateWithoutEventOutboxInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutEventOutboxInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutEventOutboxInput, Prisma.SiteUncheckedUpdateWithoutEventOutboxInput>
+}
+
+export type SiteUpdateWithoutEventOutboxInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutEventOutboxInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyOrganizationInput = {
@@ -2392,6 +3228,10 @@ export type SiteUpdateWithoutOrganizationInput = {
   storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutOrganizationInput = {
@@ -2420,6 +3260,10 @@ export type SiteUncheckedUpdateWithoutOrganizationInput = {
   storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
   analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
   analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+  eventFunctions?: Prisma.EventFunctionUncheckedUpdateManyWithoutSiteNestedInput
+  eventSubscriptions?: Prisma.EventSubscriptionUncheckedUpdateManyWithoutSiteNestedInput
+  eventInvocations?: Prisma.EventInvocationUncheckedUpdateManyWithoutSiteNestedInput
+  eventOutbox?: Prisma.EventOutboxUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateManyWithoutOrganizationInput = {
@@ -2456,6 +3300,10 @@ export type SiteCountOutputType = {
   storageBuckets: number
   analyticsQueries: number
   analyticsExecutions: number
+  eventFunctions: number
+  eventSubscriptions: number
+  eventInvocations: number
+  eventOutbox: number
 }
 
 export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2470,6 +3318,10 @@ export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   storageBuckets?: boolean | SiteCountOutputTypeCountStorageBucketsArgs
   analyticsQueries?: boolean | SiteCountOutputTypeCountAnalyticsQueriesArgs
   analyticsExecutions?: boolean | SiteCountOutputTypeCountAnalyticsExecutionsArgs
+  eventFunctions?: boolean | SiteCountOutputTypeCountEventFunctionsArgs
+  eventSubscriptions?: boolean | SiteCountOutputTypeCountEventSubscriptionsArgs
+  eventInvocations?: boolean | SiteCountOutputTypeCountEventInvocationsArgs
+  eventOutbox?: boolean | SiteCountOutputTypeCountEventOutboxArgs
 }
 
 /**
@@ -2559,6 +3411,34 @@ export type SiteCountOutputTypeCountAnalyticsExecutionsArgs<ExtArgs extends runt
   where?: Prisma.AnalyticsExecutionWhereInput
 }
 
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountEventFunctionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventFunctionWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountEventSubscriptionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventSubscriptionWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountEventInvocationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventInvocationWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountEventOutboxArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.EventOutboxWhereInput
+}
+
 
 export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2588,6 +3468,10 @@ export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   storageBuckets?: boolean | Prisma.Site$storageBucketsArgs<ExtArgs>
   analyticsQueries?: boolean | Prisma.Site$analyticsQueriesArgs<ExtArgs>
   analyticsExecutions?: boolean | Prisma.Site$analyticsExecutionsArgs<ExtArgs>
+  eventFunctions?: boolean | Prisma.Site$eventFunctionsArgs<ExtArgs>
+  eventSubscriptions?: boolean | Prisma.Site$eventSubscriptionsArgs<ExtArgs>
+  eventInvocations?: boolean | Prisma.Site$eventInvocationsArgs<ExtArgs>
+  eventOutbox?: boolean | Prisma.Site$eventOutboxArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["site"]>
 
@@ -2661,6 +3545,10 @@ export type SiteInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   storageBuckets?: boolean | Prisma.Site$storageBucketsArgs<ExtArgs>
   analyticsQueries?: boolean | Prisma.Site$analyticsQueriesArgs<ExtArgs>
   analyticsExecutions?: boolean | Prisma.Site$analyticsExecutionsArgs<ExtArgs>
+  eventFunctions?: boolean | Prisma.Site$eventFunctionsArgs<ExtArgs>
+  eventSubscriptions?: boolean | Prisma.Site$eventSubscriptionsArgs<ExtArgs>
+  eventInvocations?: boolean | Prisma.Site$eventInvocationsArgs<ExtArgs>
+  eventOutbox?: boolean | Prisma.Site$eventOutboxArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SiteIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2685,6 +3573,10 @@ export type $SitePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     storageBuckets: Prisma.$StorageBucketPayload<ExtArgs>[]
     analyticsQueries: Prisma.$AnalyticsQueryPayload<ExtArgs>[]
     analyticsExecutions: Prisma.$AnalyticsExecutionPayload<ExtArgs>[]
+    eventFunctions: Prisma.$EventFunctionPayload<ExtArgs>[]
+    eventSubscriptions: Prisma.$EventSubscriptionPayload<ExtArgs>[]
+    eventInvocations: Prisma.$EventInvocationPayload<ExtArgs>[]
+    eventOutbox: Prisma.$EventOutboxPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -3108,6 +4000,10 @@ export interface Prisma__SiteClient<T, Null = never, ExtArgs extends runtime.Typ
   storageBuckets<T extends Prisma.Site$storageBucketsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$storageBucketsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StorageBucketPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   analyticsQueries<T extends Prisma.Site$analyticsQueriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$analyticsQueriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsQueryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   analyticsExecutions<T extends Prisma.Site$analyticsExecutionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$analyticsExecutionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsExecutionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  eventFunctions<T extends Prisma.Site$eventFunctionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$eventFunctionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventFunctionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  eventSubscriptions<T extends Prisma.Site$eventSubscriptionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$eventSubscriptionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventSubscriptionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  eventInvocations<T extends Prisma.Site$eventInvocationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$eventInvocationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventInvocationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  eventOutbox<T extends Prisma.Site$eventOutboxArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$eventOutboxArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EventOutboxPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3814,6 +4710,102 @@ export type Site$analyticsExecutionsArgs<ExtArgs extends runtime.Types.Extension
   take?: number
   skip?: number
   distinct?: Prisma.AnalyticsExecutionScalarFieldEnum | Prisma.AnalyticsExecutionScalarFieldEnum[]
+}
+
+/**
+ * Site.eventFunctions
+ */
+export type Site$eventFunctionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventFunction
+   */
+  select?: Prisma.EventFunctionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventFunction
+   */
+  omit?: Prisma.EventFunctionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventFunctionInclude<ExtArgs> | null
+  where?: Prisma.EventFunctionWhereInput
+  orderBy?: Prisma.EventFunctionOrderByWithRelationInput | Prisma.EventFunctionOrderByWithRelationInput[]
+  cursor?: Prisma.EventFunctionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventFunctionScalarFieldEnum | Prisma.EventFunctionScalarFieldEnum[]
+}
+
+/**
+ * Site.eventSubscriptions
+ */
+export type Site$eventSubscriptionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventSubscription
+   */
+  select?: Prisma.EventSubscriptionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventSubscription
+   */
+  omit?: Prisma.EventSubscriptionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventSubscriptionInclude<ExtArgs> | null
+  where?: Prisma.EventSubscriptionWhereInput
+  orderBy?: Prisma.EventSubscriptionOrderByWithRelationInput | Prisma.EventSubscriptionOrderByWithRelationInput[]
+  cursor?: Prisma.EventSubscriptionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventSubscriptionScalarFieldEnum | Prisma.EventSubscriptionScalarFieldEnum[]
+}
+
+/**
+ * Site.eventInvocations
+ */
+export type Site$eventInvocationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventInvocation
+   */
+  select?: Prisma.EventInvocationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventInvocation
+   */
+  omit?: Prisma.EventInvocationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventInvocationInclude<ExtArgs> | null
+  where?: Prisma.EventInvocationWhereInput
+  orderBy?: Prisma.EventInvocationOrderByWithRelationInput | Prisma.EventInvocationOrderByWithRelationInput[]
+  cursor?: Prisma.EventInvocationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventInvocationScalarFieldEnum | Prisma.EventInvocationScalarFieldEnum[]
+}
+
+/**
+ * Site.eventOutbox
+ */
+export type Site$eventOutboxArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EventOutbox
+   */
+  select?: Prisma.EventOutboxSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the EventOutbox
+   */
+  omit?: Prisma.EventOutboxOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EventOutboxInclude<ExtArgs> | null
+  where?: Prisma.EventOutboxWhereInput
+  orderBy?: Prisma.EventOutboxOrderByWithRelationInput | Prisma.EventOutboxOrderByWithRelationInput[]
+  cursor?: Prisma.EventOutboxWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.EventOutboxScalarFieldEnum | Prisma.EventOutboxScalarFieldEnum[]
 }
 
 /**

@@ -48,7 +48,12 @@ export async function inTransaction<T>(
   let out: T;
   try {
     // One clock for the whole request: created_at/updated_at of a bulk write agree.
-    out = await withTransaction(ctx.platform.pool, (client) => work(client, new Date()));
+    out = await withTransaction(ctx.platform.pool, async (client) => {
+      const result = await work(client, new Date());
+      // In the writer's transaction: the events module's outbox commits or rolls back with the records.
+      if (log.events.length) await ctx.platform.hooks.runBlocking(ctx, 'recordsWritten', client, log.events, ctx);
+      return result;
+    });
   } catch (e) {
     throw translatePgError(e, table, kind, indexed ? (e as { recordIndex?: number })?.recordIndex : undefined);
   }

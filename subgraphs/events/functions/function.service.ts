@@ -1,0 +1,144 @@
+// Functions of an app (DECISIONS §7): CRUD under /api/apps/{app}/functions/. Reads need
+// `functions:read`, writes `functions:write` on the app's site. A proxy function gets a signing
+// secret when it is created (or first becomes a proxy); the secret is shown in that answer only.
+import crypto from 'node:crypto';
+import type { RequestContext } from '../../core/context.js';
+import { isUniqueViolation } from '../../core/db.js';
+import { errors } from '../../core/errors.js';
+import { parsePage, type Query } from '../../core/listing.js';
+import { isUuid, slugify, withUniqueSlug } from '../../core/slug.js';
+import { can, requireApp, resolveApp, type AppRow } from '../../tenancy/tenancy.api.js';
+import { eventsErrors } from '../events-errors.js';
+import { completeFunction, FUNCTION_DEFAULTS, parseFunctionInput } from './function-input.js';
+import { functionRepository as repo, type FunctionRow, type FunctionWrite } from './function.repository.js';
+
+export type { FunctionRow };
+
+export interface FunctionView {
+  id: number;
+  name: string;
+  slug: string;
+  description: string;
+  execution_mode: string;
+  code: string;
+  webhook_url: string | null;
+  headers: Record<string, string>;
+  system_function: string | null;
+  timeout_seconds: number;
+  filter_conditions: string | null;
+  is_active: boolean;
+  is_public: boolean;
+  app: { id: string; slug: string; name: string };
+  created_at: string;
+  updated_at: string;
+  /** Only in the answer that generated it. */
+  webhook_secret?: string;
+}
+
+export function toFunctionView(f: FunctionRow, secretShownOnce?: string): FunctionView {
+  return {
+    id: f.id,
+    name: f.name,
+    slug: f.slug,
+    description: f.description,
+    execution_mode: f.execution_mode,
+    code: f.code,
+    webhook_url: f.webhook_url,
+    headers: f.headers,
+    system_function: f.system_name,
+    timeout_seconds: f.timeout_seconds,
+    filter_conditions: f.filter_conditions,
+    is_active: f.is_active,
+    is_public: f.is_public,
+    app: { id: f.app_uuid, slug: f.app_slug, name: f.app_name },
+    created_at: f.created_at.toISOString(),
+    updated_at: f.updated_at.toISOString(),
+    ...(secretShownOnce ? { webhook_secret: secretShownOnce } : {}),
+  };
+}
+
+/** The app of the path, and 403 unless the caller holds `permission` on its site. */
+export async function appFor(ctx: RequestContext, appRef: string, permission: string): Promise<AppRow> {
+  // GraphQL on a platform host names the app by UUID (App.id): any visible app.
+  if (!ctx.site && isUuid(appRef)) return requireApp(ctx, appRef, permission);
+  const app = await resolveApp(ctx, appRef);
+  if (!(await can(ctx, permission, 'site', app.siteId))) throw errors.permissionDenied();
+  return app;
+}
+
+export async function listFunctions(ctx: RequestContext, appRef: string, query: Query) {
+  const app = await appFor(ctx, appRef, 'functions:read');
+  const page = parsePage(query);
+  const { rows, count } = await repo.list(ctx.platform.pool, app.siteId, app.id, page.pageSize, page.offset);
+  return { page, count, items: rows };
+}
+
+export async function findFunction(ctx: RequestContext, app: AppRow, slug: string): Promise<FunctionRow> {
+  const row = await repo.findBySlug(ctx.platform.pool, app.siteId, app.id, slug);
+  if (!row) throw eventsErrors.functionNotFound();
+  return row;
+}
+
+export async function getFunction(ctx: RequestContext, appRef: string, slug: string): Promise<FunctionRow> {
+  return findFunction(ctx, await appFor(ctx, appRef, 'functions:read'), slug);
+}
+
+const newSecret = () => 'whsec_' + crypto.randomBytes(32).toString('base64');
+
+const slugTaken = (slug: string) =>
+  errors.invalid('Invalid input.', { slug: [`A function with slug "${slug}" already exists in this app.`] });
+
+export async function createFunction(ctx: RequestContext, appRef: string, body: unknown): Promise<FunctionView> {
+  const app = await appFor(ctx, appRef, 'functions:write');
+  const input = parseFunctionInput(body, false);
+  const f = completeFunction({ ...FUNCTION_DEFAULTS, name: input.name!, slug: '' }, input);
+  const secret = f.execution_mode === 'proxy' ? newSecret() : null;
+  const pool = ctx.platform.pool;
+  let id: number;
+  if (input.slug) {
+    try {
+      id = await repo.insert(pool, app.siteId, app.id, f, secret);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw slugTaken(input.slug);
+      throw e;
+    }
+  } else {
+    id = await withUniqueSlug({
+      base: slugify(f.name, 'function'),
+      taken: (base) => repo.slugsLike(pool, app.id, base),
+      insert: (slug) => repo.insert(pool, app.siteId, app.id, { ...f, slug }, secret),
+    });
+  }
+  const row = (await repo.findById(pool, app.siteId, id))!;
+  return toFunctionView(row, secret ?? undefined);
+}
+
+export async function updateFunction(
+  ctx: RequestContext,
+  appRef: string,
+  slug: string,
+  body: unknown,
+  partial: boolean,
+): Promise<FunctionView> {
+  const app = await appFor(ctx, appRef, 'functions:write');
+  const row = await findFunction(ctx, app, slug);
+  const input = parseFunctionInput(body, partial);
+  const current: FunctionWrite = partial
+    ? row
+    : { ...FUNCTION_DEFAULTS, name: row.name, slug: row.slug, execution_mode: row.execution_mode };
+  const f = completeFunction({ ...current, headers: current.headers ?? {} }, input);
+  const fresh = f.execution_mode === 'proxy' && !row.webhook_secret ? newSecret() : null;
+  try {
+    await repo.update(ctx.platform.pool, app.siteId, row.id, f, fresh ?? row.webhook_secret);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw slugTaken(f.slug);
+    throw e;
+  }
+  return toFunctionView((await repo.findById(ctx.platform.pool, app.siteId, row.id))!, fresh ?? undefined);
+}
+
+export async function deleteFunction(ctx: RequestContext, appRef: string, slug: string): Promise<void> {
+  const app = await appFor(ctx, appRef, 'functions:write');
+  const row = await findFunction(ctx, app, slug);
+  await repo.remove(ctx.platform.pool, app.siteId, row.id);
+}
