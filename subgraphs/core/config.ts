@@ -42,6 +42,11 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // --- data module (relationships) ---
+  /** Relationship hops for populate, related filters and related sorting (seed 3 Limits). */
+  dataMaxPopulateDepth: number;
+  /** Distinct related paths in the filters of one request. */
+  dataMaxFilterTraversals: number;
 }
 
 export class ConfigError extends Error {
@@ -247,6 +252,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     secretsMasterKey: masterKey(env),
     secretsPreviousMasterKeys: previousMasterKeys(env),
     nodeEnv: str(env, 'NODE_ENV', 'development'),
+    // data module (relationships)
+    dataMaxPopulateDepth: int(env, 'DATA_SERVICE_MAX_POPULATE_DEPTH', 3, 1, 5),
+    dataMaxFilterTraversals: int(env, 'DATA_SERVICE_MAX_FILTER_TRAVERSALS', 5, 0, 20),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);
