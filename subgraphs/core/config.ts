@@ -42,6 +42,11 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // --- data module (relationships) ---
+  /** Relationship hops for populate, related filters and related sorting (seed 3 Limits). */
+  dataMaxPopulateDepth: number;
+  /** Distinct related paths in the filters of one request. */
+  dataMaxFilterTraversals: number;
   // --- events module (docs/events.md) ---
   events: {
     /** EVENTS_WORKER: `inline` runs the queue worker in this process; `off` leaves it to `npm run start:worker`. */
@@ -345,6 +350,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
       relayIntervalMs: int(env, 'EVENTS_RELAY_INTERVAL_MS', 5_000, 100, 600_000),
       relayOnCommit: bool(env, 'EVENTS_RELAY_ON_COMMIT', true),
     },
+    // data module (relationships)
+    dataMaxPopulateDepth: int(env, 'DATA_SERVICE_MAX_POPULATE_DEPTH', 3, 1, 5),
+    dataMaxFilterTraversals: int(env, 'DATA_SERVICE_MAX_FILTER_TRAVERSALS', 5, 0, 20),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);

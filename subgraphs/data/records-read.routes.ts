@@ -1,5 +1,6 @@
 // REST routes of the data service (records-read); see docs/data-service.md.
 import type { RouteSpec } from '../core/rest.js';
+import { aggregateRecords, isAggregateQuery } from './query/aggregate.js';
 import { getRecord, listEnvelope, listRecords } from './query/record-read.service.js';
 
 type Handler = RouteSpec['handler'];
@@ -9,8 +10,13 @@ function route(path: string, summary: string, handler: Handler): RouteSpec {
 }
 
 export const recordReadRoutes: RouteSpec[] = [
-  route('/apps/:app/datatables/:name/data/', 'Records of a datatable: filters, search, sorting, pagination', (ctx, i) =>
-    listRecords(ctx, i.params.app, i.params.name, i.query).then(listEnvelope),
+  route(
+    '/apps/:app/datatables/:name/data/',
+    'Records of a datatable: filters (also across relationships), search, sorting, pagination, populate, aggregation',
+    (ctx, i) =>
+      isAggregateQuery(i.query)
+        ? aggregateRecords(ctx, i.params.app, i.params.name, i.query)
+        : listRecords(ctx, i.params.app, i.params.name, i.query).then(listEnvelope),
   ),
   route('/apps/:app/datatables/:name/data/:id/', 'One record by its key', async (ctx, i) => ({
     status: 'success',

@@ -9,6 +9,7 @@ import { classifyDbError } from '../core/db-errors.js';
 import { errors, type FieldErrors } from '../core/errors.js';
 import { param, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
+import { linearRegExpEngine, patternProblem } from '../core/safe-regexp.js';
 import { toFieldErrors } from '../core/validate.js';
 import { can } from '../tenancy/tenancy.api.js';
 import * as repo from './secret-type.repository.js';
@@ -33,13 +34,44 @@ export type SeedDb = repo.AnyDb;
 
 // User schemas are arbitrary JSON Schemas, so this instance is not strict (unknown keywords
 // such as `title` or vendor extensions are allowed) unlike the platform's own input schemas
-// in core/validate.ts; the meta-schema is still checked on every create and update.
+// in core/validate.ts; the meta-schema is still checked on every create and update. Patterns
+// (`pattern`, `patternProperties`) run on RE2 (core/safe-regexp.ts), never on the backtracking engine.
 const formats = (formatsModule as unknown as { default: typeof formatsModule.default }).default;
-const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, useDefaults: false });
+const ajv = new Ajv({
+  allErrors: true,
+  strict: false,
+  validateSchema: true,
+  useDefaults: false,
+  code: { regExp: linearRegExpEngine },
+});
 formats(ajv);
 
 /** Compiled validators by type id, recompiled when the stored schema text changes. */
 const compiledByType = new Map<number, { text: string; fn: ValidateFunction }>();
+
+/** Keywords whose values are data, not schemas: a `pattern` key inside them is not a pattern. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
+
+/** Every `pattern` and `patternProperties` key RE2 cannot compile, as `<JSON pointer>: <why>`. */
+function patternProblems(node: unknown, at: string, depth = 0): string[] {
+  if (typeof node !== 'object' || node === null || depth > 64) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(node)) {
+    const here = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (k === 'pattern' && typeof v === 'string') {
+      const why = patternProblem(v);
+      if (why) out.push(`${here}: ${why}`);
+    }
+    if (k === 'patternProperties' && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      for (const p of Object.keys(v)) {
+        const why = patternProblem(p);
+        if (why) out.push(`${here}/${p}: ${why}`);
+      }
+    }
+    if (!DATA_KEYWORDS.has(k)) out.push(...patternProblems(v, here, depth + 1));
+  }
+  return out;
+}
 
 function compileSchema(schema: unknown): ValidateFunction {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
@@ -49,6 +81,8 @@ function compileSchema(schema: unknown): ValidateFunction {
     const detail = (ajv.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
     throw errors.invalid('Invalid input.', { schema: detail.length ? detail : ['Not a valid JSON Schema.'] });
   }
+  const badPatterns = patternProblems(schema, '');
+  if (badPatterns.length) throw errors.invalid('Invalid input.', { schema: badPatterns });
   try {
     return ajv.compile(schema);
   } catch (e) {

@@ -29,7 +29,8 @@ async function insert(table: string, rows: unknown[], host = HOST, tok = token) 
 
 beforeAll(async () => {
   t = await startTestApp();
-  const [owner, reader, stranger, outsider] = await Promise.all([t.createUser(), t.createUser(), t.createUser(), t.createUser()]);
+  // One at a time: four concurrent user transactions can starve Prisma's pool on a loaded machine.
+  const [owner, reader, stranger, outsider] = [await t.createUser(), await t.createUser(), await t.createUser(), await t.createUser()];
   [token, readerTok, strangerTok, outsiderTok] = [owner, reader, stranger, outsider].map((u) => t.tokenFor(u));
   const org = await insertOrg(t.platform, 'query-org', owner.id);
   const site = await insertSite(t.platform, org.id, 'query-shop', HOST);
@@ -180,7 +181,7 @@ describe('errors, soft delete, single records', () => {
     ['day=2026-13-01', 'day'],
     ['author.name=x', 'author.name'],
     ['populate=author', 'populate'],
-    ['_aggregate=count(*)', '_aggregate'],
+    ['_aggregate=nope(views)', '_aggregate'],
     ['filter=%7Bbad', 'filter'],
     ['filter=%5B1%5D', 'filter'],
     ['filter=%7B%22nope%22%3A1%7D', 'nope'],

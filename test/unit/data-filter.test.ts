@@ -237,7 +237,7 @@ describe('filter errors name the parameter', () => {
     ['views__a__b', '1', /no nested values/],
     ['title__', 'x', /Empty segment/],
     ['__gt', 'x', /Empty segment/],
-    ['author.name__eq', 'x', /Relationship filters/],
+    ['author.name__eq', 'x', /Relationship filters \(dot notation\) are not supported here/],
     ['views', 'abc', /not an integer/],
     ['views', '1.5', /not an integer/],
     ['views', '99999999999999999999', /not an integer/],

@@ -2,6 +2,7 @@
 // docs/data-service.md "Schema rules". Errors are collected, not thrown, so one answer names
 // every problem of a package.
 import type { FieldErrors } from '../../core/errors.js';
+import { linearPattern, patternProblem } from '../../core/safe-regexp.js';
 import { FIELD_TYPES, SEARCH_VECTOR, type FieldConstraints, type FieldModel, type FieldType, type StringFormat } from './table-model.js';
 
 export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -66,7 +67,7 @@ export function constraintProblem(c: FieldConstraints, value: unknown): string |
     const len = [...value].length;
     if (c.minLength !== undefined && len < c.minLength) return `Use at least ${c.minLength} characters.`;
     if (c.maxLength !== undefined && len > c.maxLength) return `Use at most ${c.maxLength} characters.`;
-    if (c.pattern !== undefined && !new RegExp(c.pattern, 'u').test(value)) return `Must match the pattern ${c.pattern}.`;
+    if (c.pattern !== undefined && !linearPattern(c.pattern).test(value)) return `Must match the pattern ${c.pattern}.`;
   }
   if (typeof value === 'number') {
     if (c.minimum !== undefined && value < c.minimum) return `Must be at least ${c.minimum}.`;
@@ -107,15 +108,11 @@ function parseConstraints(raw: unknown, type: FieldType, at: string, errs: Field
   }
   if (raw.pattern !== undefined) {
     if (type !== 'string') add('pattern', 'Applies to string fields only.');
-    else if (typeof raw.pattern !== 'string' || raw.pattern.length > 1000)
-      add('pattern', 'Must be a regular expression (at most 1000 characters).');
     else {
-      try {
-        new RegExp(raw.pattern, 'u');
-        c.pattern = raw.pattern;
-      } catch {
-        add('pattern', 'Not a valid regular expression.');
-      }
+      // Compiled with RE2 (linear time): what it cannot compile is refused here, at definition.
+      const problem = patternProblem(raw.pattern);
+      if (problem) add('pattern', problem);
+      else c.pattern = raw.pattern as string;
     }
   }
   if (raw.enum !== undefined) {

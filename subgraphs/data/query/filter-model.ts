@@ -1,6 +1,7 @@
 // The parsed form of record filters: operators, field references, operands and conditions.
 // filter.ts parses request keys into it; filter-sql.ts builds SQL from it.
 import type { FieldModel } from '../model/table-model.js';
+import type { Relationship } from '../relations/relationship-model.js';
 
 export const OPERATORS = [
   'eq',
@@ -41,11 +42,11 @@ const OPERATOR_SET: ReadonlySet<string> = new Set(OPERATORS);
 export const isOperator = (s: string): s is Operator => OPERATOR_SET.has(s);
 
 /**
- * What a condition reads: `field` of the table reached through `hops` (relationship names,
- * a later issue: always empty now), then `path` inside a JSON field (`meta__a__b`).
+ * What a condition reads: `field` of the table reached through `hops` (relationships from the
+ * validated model, `author.name`: one hop), then `path` inside a JSON field (`meta__a__b`).
  */
 export interface FieldRef {
-  hops: string[];
+  hops: Relationship[];
   field: FieldModel;
   path: string[];
 }

@@ -131,6 +131,6 @@ function jsonSql(table: DataTable, c: Condition, params: Params, alias?: string)
 }
 
 export function buildCondition(table: DataTable, c: Condition, params: Params, alias?: string): string {
-  if (c.ref.hops.length > 0) throw new Error('buildCondition: relationship hops are not supported yet');
+  if (c.ref.hops.length > 0) throw new Error('buildCondition: relationship conditions are built by buildWhere');
   return c.ref.path.length > 0 || isJsonType(c.ref.field.type) ? jsonSql(table, c, params, alias) : scalarSql(table, c, params, alias);
 }

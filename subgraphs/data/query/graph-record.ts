@@ -9,11 +9,14 @@ export interface GraphRecord {
   data: DataRecord;
   rank: number | null;
   excerpt: string | null;
+  /** The record's table, for `related`/`relatedList` (not a GraphQL field). */
+  source?: DataTable;
 }
 
-export function toGraphRecord(table: Pick<DataTable, 'name' | 'model'>, record: DataRecord): GraphRecord {
+export function toGraphRecord(table: Pick<DataTable, 'name' | 'model'> | DataTable, record: DataRecord): GraphRecord {
   const { rank, excerpt, ...data } = record;
   return {
+    source: 'appId' in table ? table : undefined,
     id: recordIdOf(table.model, data),
     table: table.name,
     data,

@@ -5,7 +5,8 @@ import { param } from '../../core/listing.js';
 import type { DataTable, FieldModel } from '../model/table-model.js';
 import { fieldOf } from '../model/table-model.js';
 import { dataErrors } from '../data-errors.js';
-import type { DeletedMode } from './filter.js';
+import type { DeletedMode, RelationContext } from './filter.js';
+import type { Relationship } from '../relations/relationship-model.js';
 import { textValue } from './filter-values.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -18,6 +19,8 @@ export interface SortKey {
   /** A schema field, or null for `rank` (relevance of a search). */
   field: FieldModel | null;
   desc: boolean;
+  /** Forward relationships leading to `field`'s table (`_sort=author.name`); absent for own fields. */
+  hops?: Relationship[];
 }
 
 export interface Paging {
@@ -27,7 +30,7 @@ export interface Paging {
   limit: number;
 }
 
-const LATER = ['populate', 'format', 'include', 'depth', '_aggregate', '_group_by', '_having'];
+const LATER = ['format', 'include', 'depth'];
 
 /** Parameters of a later issue answer 400 rather than being ignored. */
 export function refuseLater(query: Query): void {
@@ -67,22 +70,45 @@ export function parsePaging(query: Query): Paging {
   return { style: 'page', offset: (page - 1) * size, limit: size };
 }
 
-function sortField(table: DataTable, param: string, name: string, searching: boolean): FieldModel | null {
-  if (name === 'rank' && searching && !fieldOf(table.model, 'rank')) return null;
+function sortField(table: DataTable, param: string, name: string, searching: boolean, rels?: RelationContext): Omit<SortKey, 'desc'> {
+  if (name.includes('.')) return relatedSortField(table, param, name, rels);
+  if (name === 'rank' && searching && !fieldOf(table.model, 'rank')) return { field: null };
   const field = fieldOf(table.model, name);
   if (!field) throw dataErrors.invalidParam(param, `Unknown field "${name}".`);
-  return field;
+  return { field };
+}
+
+/** `author.name`, `author.country.name`: forward relationships only, at most the hop limit. */
+function relatedSortField(table: DataTable, param: string, name: string, rels?: RelationContext): Omit<SortKey, 'desc'> {
+  if (!rels) throw dataErrors.invalidParam(param, 'Sorting by a related field is not supported here.');
+  if (table.provider === 'jsonb') throw dataErrors.invalidParam(param, 'Sorting by a related field needs the flat_table provider.');
+  const segs = name.split('.');
+  if (segs.some((s) => s === '')) throw dataErrors.invalidParam(param, `Empty segment in "${name.slice(0, 100)}".`);
+  if (segs.length - 1 > rels.maxDepth) throw dataErrors.invalidParam(param, `At most ${rels.maxDepth} relationship hops.`);
+  const hops: Relationship[] = [];
+  let at = table;
+  for (const seg of segs.slice(0, -1)) {
+    const rel = rels.model.get(at.name)?.get(seg);
+    if (!rel) throw dataErrors.invalidParam(param, `Unknown relationship "${seg.slice(0, 100)}" of table "${at.name}".`);
+    if (rel.kind !== 'forward') throw dataErrors.invalidParam(param, `"${seg}" is not a forward relationship: only those can sort.`);
+    hops.push(rel);
+    at = rel.target;
+  }
+  const leaf = segs[segs.length - 1];
+  const field = fieldOf(at.model, leaf);
+  if (!field) throw dataErrors.invalidParam(param, `Unknown field "${leaf.slice(0, 100)}" of table "${at.name}".`);
+  return { field, hops };
 }
 
 /** `ordering=-views,title` or `_sort=views,title&_order=desc,asc`; `rank` sorts by relevance. */
-export function parseSort(table: DataTable, query: Query, searching: boolean): SortKey[] {
+export function parseSort(table: DataTable, query: Query, searching: boolean, rels?: RelationContext): SortKey[] {
   const ordering = param(query, 'ordering');
   const keys: SortKey[] = [];
   if (ordering !== undefined && ordering.trim() !== '') {
     for (const raw of ordering.split(',').map((s) => s.trim())) {
       const desc = raw.startsWith('-');
       const name = desc || raw.startsWith('+') ? raw.slice(1) : raw;
-      keys.push({ field: sortField(table, 'ordering', name, searching), desc });
+      keys.push({ ...sortField(table, 'ordering', name, searching, rels), desc });
     }
     return keys;
   }
@@ -99,7 +125,7 @@ export function parseSort(table: DataTable, query: Query, searching: boolean): S
   names.forEach((name, i) => {
     const dir = orders.length === 0 ? 'asc' : orders[orders.length === 1 ? 0 : i];
     if (dir !== 'asc' && dir !== 'desc') throw dataErrors.invalidParam('_order', `"${dir.slice(0, 20)}" is not asc or desc.`);
-    keys.push({ field: sortField(table, '_sort', name, searching), desc: dir === 'desc' });
+    keys.push({ ...sortField(table, '_sort', name, searching, rels), desc: dir === 'desc' });
   });
   return keys;
 }

@@ -10,7 +10,9 @@ import type { DataTable } from '../model/table-model.js';
 import { RECORD_TYPES, type SqlText } from '../sql.js';
 import { dataErrors } from '../data-errors.js';
 import { loadTable } from '../table/table-access.js';
-import { filterEntries, parseFilters, type FilterNode } from './filter.js';
+import { filterEntries, parseFilters, type FilterNode, type RelationContext } from './filter.js';
+import { appRelationships } from '../relations/app-relationships.js';
+import { parsePopulate, populate, type PopulateNode } from '../relations/populate.js';
 import { parseDeleted, parsePaging, parseSearch, parseSort, refuseLater, type Paging } from './list-params.js';
 import { countSql, getSql, listSql, type ListSpec } from './select-builder.js';
 import { translateReadError } from './read-errors.js';
@@ -40,9 +42,32 @@ function filterParam(raw: string | undefined): Array<[string, unknown]> {
   return Object.entries(value);
 }
 
-/** All filters of a request: query parameters and the `filter` JSON. */
-export function requestFilter(table: DataTable, query: Query): FilterNode {
-  return parseFilters(table, [...filterEntries(query), ...filterParam(param(query, 'filter'))]);
+/** All filters of a request: query parameters (less relationship options) and the `filter` JSON. */
+export function requestFilter(table: DataTable, query: Query, rels?: RelationContext, consumed?: ReadonlySet<string>): FilterNode {
+  const entries = filterEntries(query).filter(([k]) => !consumed?.has(k));
+  return parseFilters(table, [...entries, ...filterParam(param(query, 'filter'))], rels);
+}
+
+/** Whether the request names relationships (populate, a dotted filter or sort key): only then is the app's model loaded. */
+export function needsRelations(query: Query): boolean {
+  if (query.populate !== undefined) return true;
+  for (const [k, v] of Object.entries(query)) {
+    if (k.includes('.')) return true;
+    if ((k === 'ordering' || k === '_sort' || k === 'filter') && [v].flat().some((x) => typeof x === 'string' && x.includes('.')))
+      return true;
+  }
+  return false;
+}
+
+/** The app's relationships when the request needs them (one catalogue query), else undefined. */
+export async function relationContext(ctx: RequestContext, table: DataTable, query: Query): Promise<RelationContext | undefined> {
+  if (!needsRelations(query)) return undefined;
+  const { config } = ctx.platform;
+  return {
+    model: await appRelationships(ctx, table),
+    maxDepth: config.dataMaxPopulateDepth,
+    maxTraversals: config.dataMaxFilterTraversals,
+  };
 }
 
 /**
@@ -60,27 +85,31 @@ async function run(ctx: RequestContext, sql: SqlText, named = false): Promise<Ar
   }
 }
 
-export function listSpec(table: DataTable, query: Query): ListSpec {
+export function listSpec(table: DataTable, query: Query, rels?: RelationContext): ListSpec & { populate: PopulateNode[] } {
   refuseLater(query);
   const search = parseSearch(table, query);
+  const plan = rels ? parsePopulate(table, rels.model, query, rels.maxDepth) : { nodes: [], consumed: new Set<string>() };
   return {
-    filter: requestFilter(table, query),
+    filter: requestFilter(table, query, rels, plan.consumed),
     deleted: parseDeleted(query),
-    sort: parseSort(table, query, search !== null),
+    sort: parseSort(table, query, search !== null, rels),
     search,
     paging: parsePaging(query),
+    populate: plan.nodes,
   };
 }
 
 export async function listRecords(ctx: RequestContext, appRef: string, tableName: string, query: Query): Promise<RecordList> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
-  const spec = listSpec(table, query);
+  const spec = listSpec(table, query, await relationContext(ctx, table, query));
   const rows = await run(ctx, listSql(table, spec));
   let total = rows.length > 0 ? Number(rows[0].__total) : 0;
   // An empty page (past the end, or `_end` = `_start`) has no row to carry the window count.
   if (rows.length === 0 && (spec.paging.offset > 0 || spec.paging.limit === 0))
     total = Number((await run(ctx, countSql(table, spec)))[0].n);
-  return { table, records: rows.map((r) => rowToRecord(table, r)), total, paging: spec.paging };
+  const records = rows.map((r) => rowToRecord(table, r));
+  await populate(ctx, records, spec.populate);
+  return { table, records, total, paging: spec.paging };
 }
 
 /** One record with its table; null when no record has this key (or it cannot be a key). */
@@ -92,10 +121,14 @@ export async function findRecord(
   query: Query,
 ): Promise<{ table: DataTable; record: DataRecord | null }> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
+  const rels = query.populate !== undefined ? await relationContext(ctx, table, query) : undefined;
+  const plan = rels ? parsePopulate(table, rels.model, query, rels.maxDepth) : null;
   const key = parseRecordId(table.model, id);
   if (!key) return { table, record: null };
   const rows = await run(ctx, getSql(table, key, parseDeleted(query)), true);
-  return { table, record: rows.length > 0 ? rowToRecord(table, rows[0]) : null };
+  const record = rows.length > 0 ? rowToRecord(table, rows[0]) : null;
+  if (record && plan) await populate(ctx, [record], plan.nodes);
+  return { table, record };
 }
 
 export async function getRecord(ctx: RequestContext, appRef: string, tableName: string, id: string, query: Query): Promise<DataRecord> {

@@ -1,7 +1,8 @@
 // SELECTs of record reads for both providers. flat_table: the table's own columns. jsonb: the
 // app's store rows of this table (`table_id`), fields inside `data`. The total is a window
 // count in the same query; a search adds `rank` and, over the returned page only, `excerpt`.
-import type { DataTable } from '../model/table-model.js';
+import type { DataTable, FieldModel } from '../model/table-model.js';
+import type { Relationship } from '../relations/relationship-model.js';
 import { SEARCH_VECTOR } from '../model/table-model.js';
 import { storeRecordId } from '../records/record-sql.js';
 import { ident, Params, qualified, type SqlText } from '../sql.js';
@@ -41,10 +42,26 @@ function searchVector(table: DataTable, alias: string, lang: string): string {
   return `(${terms})`;
 }
 
+/**
+ * The value of `field` reached through forward relationships `hops` from alias `parent`: a
+ * scalar subquery per hop (a forward relationship reaches at most one row), null when a key is
+ * null, so such rows stay in the answer and sort last.
+ */
+function relatedValue(hops: Relationship[], field: FieldModel, parent: string, depth: number): string {
+  const [rel, ...rest] = hops;
+  const alias = `s${depth}`;
+  const value = rest.length ? relatedValue(rest, field, alias, depth + 1) : fieldExpr(rel.target, field, alias);
+  const link = `${fieldExpr(rel.target, rel.targetField, alias)} = ${fieldExpr(rel.from, rel.fromField, parent)}`;
+  return `(SELECT ${value} FROM ${qualified(rel.target.schemaName, rel.target.physicalName)} AS ${ident(alias)} WHERE ${link})`;
+}
+
 /** ORDER BY over alias `alias` (`rank` is the output column): the requested keys, then the key (or store sequence) for stable pages. */
 function orderBy(table: DataTable, spec: ListSpec, alias: string): string {
   const keys = spec.sort.length === 0 && spec.search ? [{ field: null, desc: true }] : spec.sort;
-  const parts = keys.map((k) => `${k.field ? fieldExpr(table, k.field, alias) : '"rank"'}${k.desc ? ' DESC' : ''}`);
+  const parts = keys.map((k) => {
+    if (k.hops?.length) return `${relatedValue(k.hops, k.field!, alias, 1)}${k.desc ? ' DESC' : ''} NULLS LAST`;
+    return `${k.field ? fieldExpr(table, k.field, alias) : '"rank"'}${k.desc ? ' DESC' : ''}`;
+  });
   if (table.provider === 'jsonb') parts.push(prefixOf(alias) + '"seq"');
   else for (const name of table.model.primaryKey) parts.push(prefixOf(alias) + ident(name));
   return parts.join(', ');

@@ -6,6 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { FieldErrors } from '../../core/errors.js';
+import { linearRegExpEngine } from '../../core/safe-regexp.js';
 import type { Platform } from '../../core/platform.js';
 import { dataErrors } from '../data-errors.js';
 import { isValidDate } from '../model/field-parse.js';
@@ -22,7 +23,15 @@ const DATETIME = /^\d{4}-\d{2}-\d{2}[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1
 const validDateTime = (s: string): boolean => DATETIME.test(s) && isValidDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s));
 
 function makeAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
+  // `pattern` constraints are tenants' regular expressions: RE2 (linear time), never backtracking.
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    allowUnionTypes: true,
+    coerceTypes: false,
+    useDefaults: false,
+    code: { regExp: linearRegExpEngine },
+  });
   addFormats(ajv, ['email', 'uuid', 'uri']);
   ajv.addFormat('date', { type: 'string', validate: isValidDate });
   ajv.addFormat('time', { type: 'string', validate: (s: string) => TIME.test(s) });
