@@ -6,7 +6,7 @@ import type { RestErrorRenderer } from '../../subgraphs/core/rest.js';
 
 /**
  * Errors the platform raises before any module handles the request (tenant from the host,
- * authentication, rate limits). They keep the platform envelope on every route, module routes
+ * authentication, rate limits, the database being down). They keep the platform envelope on every route, module routes
  * included (DECISIONS §2 and the error table), so a client handles them in one way.
  */
 export const PLATFORM_ERROR_CODES: ReadonlySet<string> = new Set([
@@ -15,6 +15,7 @@ export const PLATFORM_ERROR_CODES: ReadonlySet<string> = new Set([
   'not_authenticated',
   'authentication_failed',
   'throttled',
+  'service_unavailable',
 ]);
 
 export function renderConsoleError(err: AppError): Record<string, unknown> {
