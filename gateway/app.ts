@@ -156,8 +156,25 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     if (routeConfig.noTenant) return;
     request.ctx.site = await resolveTenant(platform, host);
     if (routeConfig.bare) return;
+    // A sign-in attempt is refused while its client address has no failed attempts left,
+    // whatever credentials it carries (the target username is checked once the body is parsed).
+    if (routeConfig.spec?.rateLimit === 'auth') await limiter.checkSignIn(request, reply);
     request.ctx.principal = await authenticate(platform, request);
     await limiter.enforce(request, reply);
+  });
+
+  // Sign-in routes: the auth limit reads the target username from the parsed body, and only
+  // failed attempts spend it (gateway/rate-limit.ts).
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.route.config.spec?.rateLimit !== 'auth') return done();
+    limiter.checkSignIn(request, reply).then(() => done(), done);
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode !== 401 || request.route?.config.spec?.rateLimit !== 'auth') return done(null, payload);
+    limiter.countFailedSignIn(request, reply).then(
+      () => done(null, payload),
+      () => done(null, payload),
+    );
   });
 
   // Callback style: no promise per request on the hot path.
