@@ -1,10 +1,13 @@
 // Rate limits (DECISIONS §1). Three fixed-window limits, each from config.rateLimits:
 //   standard: every request that reaches the limiter;
 //   write:    additionally on unsafe methods;
-//   auth:     additionally on sign-in routes (RouteSpec.rateLimit === 'auth'), counted
-//             before the handler runs so that wrong passwords count too.
-// Counted per principal (user id, API key id), per client address when anonymous. Counters
-// live in Redis when it is configured, so that several gateway processes share them.
+//   auth:     failed sign-ins on sign-in routes (RouteSpec.rateLimit === 'auth'), counted per
+//             client address AND per target username (both budgets must have room), whatever
+//             Authorization header the attempt carries; a successful sign-in costs nothing,
+//             so an office behind one address does not lock itself out (issue 10 item 3).
+// Standard and write limits are counted per principal (user id, API key id), per client
+// address when anonymous. Counters live in Redis when it is configured, so that several
+// gateway processes share them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitSetting } from '../subgraphs/core/config.js';
@@ -105,8 +108,50 @@ export class RateLimiter {
     add('standard');
     const url = request.route.url ?? '';
     if (UNSAFE_METHODS.has(request.method) && !WRITE_EXEMPT_URLS.has(url)) add('write');
-    if (request.route.config.spec?.rateLimit === 'auth') add('auth');
     return out;
+  }
+
+  /** The sign-in budgets an attempt draws on: its client address and, when named, its target username. */
+  private signInKeys(request: FastifyRequest): string[] | null {
+    if (request.route.config.spec?.rateLimit !== 'auth' || !this.limits.has('auth')) return null;
+    const keys = [`ip:${request.ip}`];
+    const body = request.body as { username?: unknown } | undefined;
+    const username = body && typeof body === 'object' ? body.username : undefined;
+    if (typeof username === 'string' && username.trim()) keys.push(`user:${username.trim().toLowerCase().slice(0, 200)}`);
+    return keys;
+  }
+
+  /**
+   * Before a sign-in route's handler (the body is parsed): 429 when the client address or the
+   * target username has no failed attempts left. Reads the counters without spending them.
+   */
+  async checkSignIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const keys = this.signInKeys(request);
+    if (!keys) return;
+    const limit = this.limits.get('auth')!;
+    let remaining = limit.points;
+    let waitMs = 0;
+    for (const key of keys) {
+      const res = await limit.limiter.get(key).catch(() => null);
+      if (!res) continue;
+      remaining = Math.min(remaining, Math.max(0, limit.points - res.consumedPoints));
+      if (res.consumedPoints >= limit.points) waitMs = Math.max(waitMs, res.msBeforeNext);
+    }
+    reply.header('X-RateLimit-Limit', String(limit.points));
+    reply.header('X-RateLimit-Remaining', String(remaining));
+    if (waitMs > 0) throw errors.throttled(Math.max(1, Math.ceil(waitMs / 1000)));
+  }
+
+  /** After a refused sign-in (401): one failed attempt against each of its budgets. */
+  async countFailedSignIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const keys = this.signInKeys(request);
+    if (!keys) return;
+    const limit = this.limits.get('auth')!;
+    const outcomes = await Promise.all(keys.map((key) => this.consume(limit, key)));
+    const counted = outcomes.filter((o): o is Outcome => o !== null);
+    if (counted.length === 0) return;
+    reply.header('X-RateLimit-Limit', String(limit.points));
+    reply.header('X-RateLimit-Remaining', String(Math.min(...counted.map((o) => o.remaining))));
   }
 
   async enforce(request: FastifyRequest, reply: FastifyReply): Promise<void> {

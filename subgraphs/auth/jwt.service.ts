@@ -1,5 +1,6 @@
 // JSON Web Tokens (DECISIONS §3). Claims are exactly: sub (user uuid), username, is_staff,
-// is_superuser, jti, iat, exp, type. The integer user id is deliberately not a claim: the
+// is_superuser, jti, iat, exp, type, and ver: the user's token version when it was issued
+// (issue 10: a credential change moves the version on and retires every older token). The integer user id is deliberately not a claim: the
 // edge resolves sub → user through a short-lived cache (auth-state.ts), which is also what
 // makes deactivated users lose access within a bounded time.
 import crypto from 'node:crypto';
@@ -16,6 +17,8 @@ export interface TokenSubject {
   username: string;
   isStaff: boolean;
   isSuperuser: boolean;
+  /** users.token_version; tokens of an older version are refused. */
+  tokenVersion: number;
 }
 
 export interface TokenClaims {
@@ -27,7 +30,12 @@ export interface TokenClaims {
   iat: number;
   exp: number;
   type: TokenType;
+  /** The user's token version at issue (absent on tokens from before versions: 0). */
+  ver?: number;
 }
+
+/** The token version a token was issued under. */
+export const tokenVersionOf = (claims: TokenClaims): number => claims.ver ?? 0;
 
 export interface SignedToken {
   token: string;
@@ -69,6 +77,7 @@ export function signToken(platform: Platform, user: TokenSubject, type: TokenTyp
     iat,
     exp: iat + ttl,
     type,
+    ver: user.tokenVersion,
   };
   const token = jwt.sign(claims, keyObjects(keys).sign, { algorithm: keys.algorithm, keyid: keys.kid });
   return { token, jti, expiresAt: new Date(claims.exp * 1000) };
@@ -119,6 +128,7 @@ function verifySignature(keys: JwtKeys, token: string, type?: TokenType): TokenC
     typeof claims.exp === 'number' &&
     typeof claims.iat === 'number' &&
     (claims.type === 'access' || claims.type === 'refresh') &&
+    (claims.ver === undefined || (Number.isSafeInteger(claims.ver) && claims.ver >= 0)) &&
     (type === undefined || claims.type === type);
   if (!ok) throw errors.tokenNotValid(type ? `Token has wrong type: expected ${type}.` : undefined);
   return claims as TokenClaims;

@@ -8,7 +8,7 @@ export type { AuthUser };
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 
 export const USER_COLUMNS =
-  'u.id, u.uuid, u.username, u.is_staff, u.is_superuser, u.slug, u.email, u.first_name, u.last_name, u.created_at, u.last_login';
+  'u.id, u.uuid, u.username, u.is_staff, u.is_superuser, u.slug, u.email, u.first_name, u.last_name, u.created_at, u.last_login, u.token_version';
 
 export function toAuthUser(r: Record<string, unknown>): AuthUser {
   return {
@@ -17,6 +17,7 @@ export function toAuthUser(r: Record<string, unknown>): AuthUser {
     username: r.username as string,
     isStaff: r.is_staff as boolean,
     isSuperuser: r.is_superuser as boolean,
+    tokenVersion: r.token_version as number,
     row: {
       slug: r.slug as string,
       email: r.email as string,
@@ -35,6 +36,7 @@ export const authUserFromRecord = (u: User): AuthUser => ({
   username: u.username,
   isStaff: u.isStaff,
   isSuperuser: u.isSuperuser,
+  tokenVersion: u.tokenVersion,
   row: { slug: u.slug, email: u.email, firstName: u.firstName, lastName: u.lastName, createdAt: u.createdAt, lastLogin: u.lastLogin },
 });
 
@@ -46,7 +48,14 @@ export interface NewRefreshToken {
 }
 
 /** Why a refresh token could not be used. */
-export type RefreshRefusal = 'unknown' | 'reused' | 'user_inactive';
+export type RefreshRefusal = 'unknown' | 'reused' | 'user_inactive' | 'revoked';
+
+/** Runs one statement: a pg pool or client, or a Prisma transaction (see execOf). */
+export type Exec = (sql: string, params: unknown[]) => Promise<unknown>;
+export const pgExec =
+  (db: Queryable): Exec =>
+  (sql, params) =>
+    db.query(sql, params);
 
 export const tokenRepository = {
   /** The active user with this uuid, or null (inactive, soft-deleted or absent). */
@@ -68,14 +77,14 @@ export const tokenRepository = {
    * Marks the token used and returns its family and (active) user. The conditional UPDATE is
    * the race guard: of two concurrent uses exactly one sees used_at IS NULL.
    */
-  async markUsed(db: Queryable, jti: string): Promise<{ familyId: string; user: AuthUser } | null> {
+  async markUsed(db: Queryable, jti: string, tokenVersion: number): Promise<{ familyId: string; user: AuthUser } | null> {
     const { rows } = await db.query(
       `UPDATE refresh_tokens r SET used_at = now()
          FROM users u
         WHERE r.jti = $1 AND r.used_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > now()
-          AND u.id = r.user_id AND u.is_active AND NOT u.is_deleted
+          AND u.id = r.user_id AND u.is_active AND NOT u.is_deleted AND u.token_version = $2
        RETURNING r.family_id, ${USER_COLUMNS}`,
-      [jti],
+      [jti, tokenVersion],
     );
     return rows[0] ? { familyId: rows[0].family_id, user: toAuthUser(rows[0]) } : null;
   },
@@ -91,18 +100,44 @@ export const tokenRepository = {
     return rows[0]?.family_id ?? null;
   },
 
-  /** After a failed use: why it failed (absent, already used/blacklisted, user gone). */
-  async refusal(db: Queryable, jti: string): Promise<{ reason: RefreshRefusal; familyId?: string }> {
+  /**
+   * After a failed use: why it failed (absent or blacklisted by a logout; issued before the
+   * user's tokens were revoked; already used by a rotation, i.e. a reuse; user gone).
+   */
+  async refusal(
+    db: Queryable,
+    jti: string,
+    tokenVersion: number,
+  ): Promise<{ reason: RefreshRefusal; familyId?: string; userId?: number; userUuid?: string }> {
     const { rows } = await db.query(
-      `SELECT r.family_id, (r.used_at IS NOT NULL OR r.revoked_at IS NOT NULL) AS spent,
-              (u.is_active AND NOT u.is_deleted) AS user_active
+      `SELECT r.family_id, r.used_at IS NOT NULL AS spent,
+              (u.is_active AND NOT u.is_deleted) AS user_active, u.token_version, u.id AS user_id, u.uuid AS user_uuid
          FROM refresh_tokens r JOIN users u ON u.id = r.user_id
         WHERE r.jti = $1`,
       [jti],
     );
     const r = rows[0];
     if (!r) return { reason: 'unknown' };
-    return { reason: r.spent ? 'reused' : r.user_active ? 'unknown' : 'user_inactive', familyId: r.family_id };
+    const who = { familyId: r.family_id as string, userId: r.user_id as number, userUuid: r.user_uuid as string };
+    if (!r.user_active) return { reason: 'user_inactive', ...who };
+    // Revoked with every other token of its user (password change, reuse elsewhere): not a reuse.
+    if (r.token_version !== tokenVersion) return { reason: 'revoked', ...who };
+    return { reason: r.spent ? 'reused' : 'unknown', ...who };
+  },
+
+  /**
+   * Every refresh token and session of a user stops working (the caller bumps the user's
+   * token version in the same transaction, which retires the access tokens).
+   */
+  async revokeRefreshAndSessions(exec: Exec, userId: number): Promise<void> {
+    await exec('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+    await exec('DELETE FROM sessions WHERE user_id = $1', [userId]);
+  },
+
+  /** Reuse detection: the user's token version moves on and every token and session stops. */
+  async revokeAllForUser(exec: Exec, userId: number): Promise<void> {
+    await exec('UPDATE users SET token_version = token_version + 1 WHERE id = $1', [userId]);
+    await tokenRepository.revokeRefreshAndSessions(exec, userId);
   },
 
   async revokeFamily(db: Queryable, familyId: string): Promise<number> {
@@ -110,12 +145,12 @@ export const tokenRepository = {
     return res.rowCount ?? 0;
   },
 
-  async isUsable(db: Queryable, jti: string): Promise<boolean> {
+  async isUsable(db: Queryable, jti: string, tokenVersion: number): Promise<boolean> {
     const { rowCount } = await db.query(
       `SELECT 1 FROM refresh_tokens r JOIN users u ON u.id = r.user_id
         WHERE r.jti = $1 AND r.used_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > now()
-          AND u.is_active AND NOT u.is_deleted`,
-      [jti],
+          AND u.is_active AND NOT u.is_deleted AND u.token_version = $2`,
+      [jti, tokenVersion],
     );
     return (rowCount ?? 0) > 0;
   },

@@ -1,10 +1,10 @@
 // JWT flows: obtain a pair, rotate it, verify, blacklist (DECISIONS §3).
 import crypto from 'node:crypto';
-import { errors } from '../core/errors.js';
 import { withTransaction } from '../core/db.js';
+import { errors } from '../core/errors.js';
 import type { Platform } from '../core/platform.js';
-import { signToken, verifyToken } from './jwt.service.js';
-import { tokenRepository, type AuthUser, type Queryable } from './token.repository.js';
+import { signToken, tokenVersionOf, verifyToken, type TokenClaims } from './jwt.service.js';
+import { pgExec, tokenRepository, type AuthUser, type Queryable } from './token.repository.js';
 
 export interface TokenPair {
   access: string;
@@ -23,14 +23,21 @@ export function issueTokenPair(platform: Platform, user: AuthUser): Promise<Toke
   return signPair(platform.pool, platform, user, crypto.randomUUID());
 }
 
-/** Explains a refused refresh token; a spent one revokes its whole family (reuse detection). */
-async function refuse(platform: Platform, jti: string): Promise<never> {
-  const { reason, familyId } = await tokenRepository.refusal(platform.pool, jti);
-  if (familyId && reason !== 'unknown') {
-    const revoked = await tokenRepository.revokeFamily(platform.pool, familyId);
-    if (reason === 'reused') platform.log.warn({ familyId, revoked }, 'refresh token reuse detected; token family revoked');
+/**
+ * Explains a refused refresh token. A spent one presented again is a reuse (someone holds a
+ * copy): every token and session of its user is revoked, access tokens included.
+ */
+async function refuse(platform: Platform, claims: TokenClaims): Promise<never> {
+  const { reason, familyId, userId, userUuid } = await tokenRepository.refusal(platform.pool, claims.jti, tokenVersionOf(claims));
+  if (reason === 'reused' && userId !== undefined) {
+    await withTransaction(platform.pool, (client) => tokenRepository.revokeAllForUser(pgExec(client), userId));
+    platform.invalidation.publish({ kind: 'user', uuid: userUuid });
+    platform.log.warn({ familyId }, 'refresh token reuse detected; every token and session of its user revoked');
+  } else if (familyId && reason === 'user_inactive') {
+    await tokenRepository.revokeFamily(platform.pool, familyId);
   }
   if (reason === 'user_inactive') throw errors.authenticationFailed('User is inactive or deleted.');
+  if (reason === 'revoked') throw errors.tokenNotValid('Token has been revoked: sign in again.');
   throw errors.tokenNotValid('Token is blacklisted.');
 }
 
@@ -39,10 +46,10 @@ export async function rotateRefreshToken(platform: Platform, refresh: string): P
   const claims = verifyToken(platform, refresh, 'refresh');
   // Spending a token that is not spendable changes nothing, so committing then is harmless.
   const pair = await withTransaction(platform.pool, async (client) => {
-    const used = await tokenRepository.markUsed(client, claims.jti);
+    const used = await tokenRepository.markUsed(client, claims.jti, tokenVersionOf(claims));
     return used ? signPair(client, platform, used.user, used.familyId) : null;
   });
-  return pair ?? refuse(platform, claims.jti);
+  return pair ?? refuse(platform, claims);
 }
 
 /**
@@ -52,7 +59,7 @@ export async function rotateRefreshToken(platform: Platform, refresh: string): P
 export async function blacklistRefreshToken(platform: Platform, refresh: string, accessToken?: string): Promise<void> {
   const claims = verifyToken(platform, refresh, 'refresh');
   const familyId = await tokenRepository.revokeIfUsable(platform.pool, claims.jti);
-  if (!familyId) return refuse(platform, claims.jti);
+  if (!familyId) return refuse(platform, claims);
   await tokenRepository.revokeFamily(platform.pool, familyId);
   if (accessToken) {
     const access = verifyToken(platform, accessToken, 'access');
@@ -73,6 +80,7 @@ export async function userForAccessToken(platform: Platform, token: string): Pro
     throw errors.tokenNotValid('Token is blacklisted.');
   const user = await state.users.get(claims.sub, () => tokenRepository.activeUserByUuid(platform.pool, claims.sub));
   if (!user) throw errors.tokenNotValid('User not found or inactive.');
+  if (tokenVersionOf(claims) !== user.tokenVersion) throw errors.tokenNotValid('Token has been revoked: sign in again.');
   return { user, jti: claims.jti, exp: claims.exp };
 }
 
@@ -80,5 +88,7 @@ export async function userForAccessToken(platform: Platform, token: string): Pro
 export async function verifyAnyToken(platform: Platform, token: string): Promise<void> {
   const claims = verifyToken(platform, token);
   if (claims.type === 'access') await userForAccessToken(platform, token);
-  else if (!(await tokenRepository.isUsable(platform.pool, claims.jti))) throw errors.tokenNotValid('Token is blacklisted.');
+  else if (!(await tokenRepository.isUsable(platform.pool, claims.jti, tokenVersionOf(claims)))) {
+    throw errors.tokenNotValid('Token is blacklisted.');
+  }
 }

@@ -16,6 +16,8 @@ export interface AuthUser {
   username: string;
   isStaff: boolean;
   isSuperuser: boolean;
+  /** Tokens issued under another version are refused (users.token_version). */
+  tokenVersion: number;
   row: PrincipalUserRow;
 }
 

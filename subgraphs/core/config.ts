@@ -42,6 +42,11 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // --- hardening (issue 10): input limits at the edge, database connections ---
+  /** Deepest nesting of arrays/objects accepted in a JSON body (JSON_MAX_DEPTH). */
+  jsonMaxDepth: number;
+  /** How long a request waits for a database connection before 503 (DB_CONNECT_TIMEOUT_MS). */
+  dbConnectTimeoutMs: number;
   // --- data module (relationships) ---
   /** Relationship hops for populate, related filters and related sorting (seed 3 Limits). */
   dataMaxPopulateDepth: number;
@@ -353,6 +358,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     // data module (relationships)
     dataMaxPopulateDepth: int(env, 'DATA_SERVICE_MAX_POPULATE_DEPTH', 3, 1, 5),
     dataMaxFilterTraversals: int(env, 'DATA_SERVICE_MAX_FILTER_TRAVERSALS', 5, 0, 20),
+    // --- hardening (issue 10) ---
+    jsonMaxDepth: int(env, 'JSON_MAX_DEPTH', 64, 2, 1000),
+    dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);

@@ -46,15 +46,42 @@ const KINDS: Record<string, DbErrorKind> = {
   '40001': 'serialization',
   '40P01': 'serialization',
   '57P01': 'unavailable',
+  '57P02': 'unavailable',
   '57P03': 'unavailable',
+  '53300': 'unavailable',
   '08000': 'unavailable',
+  '08001': 'unavailable',
   '08003': 'unavailable',
+  '08004': 'unavailable',
   '08006': 'unavailable',
   '57014': 'timeout',
 };
 
 /** Prisma (P2002…) codes that carry no SQLSTATE of their own. */
-const PRISMA_KINDS: Record<string, DbErrorKind> = { P2002: 'unique', P2003: 'foreign_key', P2011: 'not_null' };
+const PRISMA_KINDS: Record<string, DbErrorKind> = {
+  P2002: 'unique',
+  P2003: 'foreign_key',
+  P2011: 'not_null',
+  P1001: 'unavailable',
+  P1002: 'unavailable',
+  P1017: 'unavailable',
+};
+
+/** Socket errors of the connection to the server (pg, net), and Prisma's driver-adapter kinds for them. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const ADAPTER_UNAVAILABLE = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+/**
+ * pg reports a lost or impossible connection without a code: these messages are its own,
+ * fixed texts (pg-pool's connection time-out, pg's "Connection terminated…", a client that
+ * already failed). The only place the platform reads an error's text.
+ */
+const PG_CONNECTION_MESSAGE =
+  /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable)/;
+
+function isConnectionFailure(err: RawError & { message?: unknown }): boolean {
+  if (typeof err.code === 'string' && SOCKET_CODES.has(err.code)) return true;
+  return typeof err.message === 'string' && PG_CONNECTION_MESSAGE.test(err.message);
+}
 
 interface RawError {
   code?: string;
@@ -82,6 +109,11 @@ export function classifyDbError(e: unknown): DbError | null {
   }
   if (typeof err.code === 'string' && PRISMA_KINDS[err.code]) return { kind: PRISMA_KINDS[err.code], code: err.code };
   if (adapter?.kind === 'UniqueConstraintViolation') return { kind: 'unique', code: '23505' };
+  if (adapter?.kind && ADAPTER_UNAVAILABLE.has(adapter.kind)) return { kind: 'unavailable', code: '08006' };
+  // The connection itself failed (the error, or the error it wraps).
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isConnectionFailure(e as RawError)) return { kind: 'unavailable', code: '08006' };
+  }
   return null;
 }
 
@@ -123,3 +155,6 @@ export function mapDbError(e: unknown, byConstraint: ConstraintErrors = {}): unk
       return e;
   }
 }
+
+/** The database (or the connection to it) is down: the request should answer 503. */
+export const isDbUnavailable = (e: unknown): boolean => classifyDbError(e)?.kind === 'unavailable';

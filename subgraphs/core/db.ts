@@ -9,8 +9,10 @@ export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$trans
 // BIGINT columns (counts, audit ids) arrive as JS numbers; they stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export function createPool(url: string, max = 20): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+export function createPool(url: string, max = 20, connectTimeoutMs = 5000): pg.Pool {
+  // A bounded wait for a connection: with the database unreachable or every connection busy,
+  // a request fails (503 service_unavailable) instead of hanging.
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: connectTimeoutMs });
   pool.setMaxListeners(0);
   // An idle client's error (a server restart, a terminated backend: 57P01) must not crash the
   // process: pg already discards that client. The platform adds a listener that logs it;

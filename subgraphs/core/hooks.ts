@@ -63,6 +63,11 @@ export interface HookHandlers<Ctx extends HookContext> {
   userAfterCreate: (user: HookUser, ctx: Ctx) => unknown;
   userAfterUpdate: (user: HookUser, previous: HookUser, ctx: Ctx) => unknown;
   userAfterDelete: (user: HookUser, ctx: Ctx) => unknown;
+  /**
+   * Inside the transaction that moved a user's token version on (password change or reset,
+   * deactivation, deletion): the auth module revokes the user's refresh tokens and sessions.
+   */
+  userTokensRevoked: (tx: Tx, user: { id: number; uuid: string }) => Promise<void>;
   /** The record events of one committed write request, in order; `ctx.site` is the tenant. */
   recordsCommitted: (events: readonly RecordEvent[], ctx: Ctx) => unknown;
   /**

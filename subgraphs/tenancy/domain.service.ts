@@ -31,10 +31,17 @@ export const toDomainView = (d: DomainRow): DomainView => ({
   created_at: d.createdAt.toISOString(),
 });
 
+const isUnderBaseDomain = (host: string, base: string) => host === base || host.endsWith(`.${base}`);
+
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-/** A host name, lower-cased (no port, no scheme); field errors otherwise. */
-export function parseHost(ctx: RequestContext, value: unknown, errs: FieldErrors): string | undefined {
+/**
+ * A host name, lower-cased (no port, no scheme); field errors otherwise. Host names under
+ * SITE_BASE_DOMAIN are the platform's to give (`{site}.{SITE_BASE_DOMAIN}` for each new site):
+ * a custom domain there is refused, so no site can squat on a future site's domain. `current`
+ * is the domain's own host (an unchanged value is always accepted).
+ */
+export function parseHost(ctx: RequestContext, value: unknown, errs: FieldErrors, current?: string): string | undefined {
   if (typeof value !== 'string' || !value.trim()) {
     errs.domain = ['A host name is required.'];
     return undefined;
@@ -44,7 +51,9 @@ export function parseHost(ctx: RequestContext, value: unknown, errs: FieldErrors
   const valid = host.length <= 253 && labels.length >= 2 && labels.every((l) => LABEL.test(l)) && /[a-z]/.test(labels[labels.length - 1]);
   if (!valid) errs.domain = [`"${value.slice(0, 100)}" is not a valid host name (such as shop.example.com).`];
   else if (ctx.platform.config.platformHosts.includes(host)) errs.domain = [`"${host}" is a platform host and cannot serve a site.`];
-  else return host;
+  else if (host !== current && isUnderBaseDomain(host, ctx.platform.config.siteBaseDomain)) {
+    errs.domain = [`Host names under "${ctx.platform.config.siteBaseDomain}" are given out by the platform: use a domain of your own.`];
+  } else return host;
   return undefined;
 }
 
@@ -115,7 +124,7 @@ export async function updateDomain(ctx: RequestContext, siteRef: string, ref: st
   const current = await findDomain(ctx, site, ref);
   const b = bodyObject(body);
   const errs: FieldErrors = {};
-  const host = b.domain === undefined ? undefined : parseHost(ctx, b.domain, errs);
+  const host = b.domain === undefined ? undefined : parseHost(ctx, b.domain, errs, current.domain);
   if (b.is_primary !== undefined && typeof b.is_primary !== 'boolean') errs.is_primary = ['Must be a boolean.'];
   else if (b.is_primary === false && current.isPrimary)
     errs.is_primary = ['A site keeps one primary domain: make another domain primary instead.'];

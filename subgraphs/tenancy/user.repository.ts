@@ -30,7 +30,7 @@ function userSlugBase(username: string): string {
 const isUsernameConflict = (e: unknown) => JSON.stringify((e as { meta?: unknown })?.meta ?? '').includes('username');
 
 const USER_COLUMNS = `id, uuid, slug, username, email, password_hash, first_name, last_name, is_staff, is_superuser,
-  is_active, is_deleted, last_login, created_at, updated_at, deleted_at`;
+  is_active, is_deleted, last_login, created_at, updated_at, deleted_at, token_version`;
 
 export const rowToUser = (r: Record<string, any>): User => ({
   id: r.id,
@@ -49,6 +49,7 @@ export const rowToUser = (r: Record<string, any>): User => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
+  tokenVersion: r.token_version,
 });
 
 /** Which users a list or read may return. `viewerId` null: every user (staff). */
@@ -153,9 +154,15 @@ export const userRepository = {
     tx: Tx,
     id: number,
     data: Partial<Pick<User, 'username' | 'email' | 'passwordHash' | 'firstName' | 'lastName' | 'isStaff' | 'isSuperuser' | 'isActive'>>,
-  ) => tx.user.update({ where: { id }, data }),
+    /** Move the token version on: every token issued before stops working. */
+    opts: { revokeTokens?: boolean } = {},
+  ) => tx.user.update({ where: { id }, data: { ...data, ...(opts.revokeTokens ? { tokenVersion: { increment: 1 } } : {}) } }),
 
-  softDelete: (tx: Tx, id: number) => tx.user.update({ where: { id }, data: { isActive: false, isDeleted: true, deletedAt: new Date() } }),
+  softDelete: (tx: Tx, id: number) =>
+    tx.user.update({
+      where: { id },
+      data: { isActive: false, isDeleted: true, deletedAt: new Date(), tokenVersion: { increment: 1 } },
+    }),
 
   restore: (tx: Tx, id: number) => tx.user.update({ where: { id }, data: { isActive: true, isDeleted: false, deletedAt: null } }),
 

@@ -12,7 +12,7 @@ import { errors } from '../core/errors.js';
 import { parseBool, parseOrdering, parsePage, parseSearch, param, type Query } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
 import { audit } from './audit-log.js';
-import { hashPassword } from './password.js';
+import { hashPassword, verifyPassword } from './password.js';
 import { parseUserFields, type UserFields } from './user-input.js';
 import { userRepository, type User, type UserFilter } from './user.repository.js';
 
@@ -291,11 +291,34 @@ function checkPrivilegedChanges(ctx: RequestContext, user: User, f: UserFields):
   }
 }
 
+/**
+ * Changing one's own password or e-mail needs the current password (DECISIONS §4), so that a
+ * stolen access token cannot take the account over. 400 naming `current_password` otherwise.
+ */
+async function checkCurrentPassword(ctx: RequestContext, user: User, f: UserFields, body: unknown): Promise<void> {
+  const self = ctx.principal.kind === 'user' && ctx.principal.userId === user.id;
+  const emailChange = f.email !== undefined && f.email.toLowerCase() !== user.email.toLowerCase();
+  if (!self || (f.password === undefined && !emailChange)) return;
+  const given = (body as Record<string, unknown>).current_password;
+  if (typeof given !== 'string' || given === '') {
+    throw errors.field('current_password', 'Your current password is required to change your password or e-mail address.');
+  }
+  if (!(await verifyPassword(user.passwordHash, given))) throw errors.field('current_password', 'The current password is not correct.');
+}
+
+/**
+ * Whether a change retires the user's existing tokens and sessions: a new password (one's own
+ * or an administrator's reset) or a deactivation. Reactivation does not bring them back.
+ */
+const revokesTokens = (user: User, f: UserFields): boolean => f.password !== undefined || (f.isActive === false && user.isActive);
+
 /** PUT (`replace`: username and email required) or PATCH (`patch`). */
 export async function updateUser(ctx: RequestContext, ref: string, body: unknown, mode: 'replace' | 'patch'): Promise<UserView> {
   const user = await requireChangeableUser(ctx, ref);
   const f = parseUserFields(body, mode);
   checkPrivilegedChanges(ctx, user, f);
+  await checkCurrentPassword(ctx, user, f, body);
+  const revoke = revokesTokens(user, f);
   const db = ctx.platform.prisma;
   if (f.username !== undefined && f.username !== user.username && (await userRepository.usernameTaken(db, f.username))) {
     throw conflictUsername();
@@ -305,7 +328,8 @@ export async function updateUser(ctx: RequestContext, ref: string, body: unknown
   const { password: _password, ...data } = f;
   const updated = await db
     .$transaction(async (tx) => {
-      const u = await userRepository.update(tx, user.id, { ...data, ...(passwordHash ? { passwordHash } : {}) });
+      const u = await userRepository.update(tx, user.id, { ...data, ...(passwordHash ? { passwordHash } : {}) }, { revokeTokens: revoke });
+      if (revoke) await ctx.platform.hooks.runBlocking(ctx, 'userTokensRevoked', tx, { id: u.id, uuid: u.uuid });
       await audit(tx, ctx, { action: 'update', objectType: 'user', objectId: u.uuid, changes: auditChanges(f) });
       const event = { type: 'POST_USER_UPDATE', user: toUserView(u), previous: toUserView(user) } as const;
       await ctx.platform.hooks.runBlocking(ctx, 'userWritten', tx, event, ctx);
@@ -324,6 +348,7 @@ export async function deleteUser(ctx: RequestContext, ref: string): Promise<void
   const user = await requireChangeableUser(ctx, ref);
   const deleted = await ctx.platform.prisma.$transaction(async (tx) => {
     const u = await userRepository.softDelete(tx, user.id);
+    await ctx.platform.hooks.runBlocking(ctx, 'userTokensRevoked', tx, { id: u.id, uuid: u.uuid });
     await audit(tx, ctx, { action: 'delete', objectType: 'user', objectId: u.uuid, changes: { is_active: false, is_deleted: true } });
     await ctx.platform.hooks.runBlocking(ctx, 'userWritten', tx, { type: 'POST_USER_DELETE', user: toUserView(u) }, ctx);
     return u;

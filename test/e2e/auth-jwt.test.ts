@@ -24,7 +24,7 @@ test('token pair with exactly the decided claims and configured lifetimes', asyn
   expect(Object.keys(res.body).sort()).toEqual(['access', 'refresh']);
   const access = jwt.decode(res.body.access, { complete: true })!;
   const claims = access.payload as jwt.JwtPayload;
-  expect(Object.keys(claims).sort()).toEqual(['exp', 'iat', 'is_staff', 'is_superuser', 'jti', 'sub', 'type', 'username']);
+  expect(Object.keys(claims).sort()).toEqual(['exp', 'iat', 'is_staff', 'is_superuser', 'jti', 'sub', 'type', 'username', 'ver']);
   expect(claims).toMatchObject({ sub: user.uuid, username: user.username, is_staff: true, is_superuser: false, type: 'access' });
   expect(claims.exp! - claims.iat!).toBe(600);
   const r = jwt.decode(res.body.refresh) as jwt.JwtPayload;

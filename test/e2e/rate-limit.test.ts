@@ -107,24 +107,63 @@ function limitSuite(label: string, env: Record<string, string>, before?: () => P
       expect(read.headers['x-ratelimit-remaining']).toBe('1');
     });
 
-    test('every sign-in attempt counts the auth limit, wrong passwords included', async () => {
-      const attempt = () =>
+    test('failed sign-ins count per client address, whatever Authorization header they carry', async () => {
+      const attempt = (username: string, authorization?: string) =>
+        fixtures.inject({
+          method: 'POST',
+          url: '/api/_test/sign-in/',
+          headers: { host: 'localhost', 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+          payload: JSON.stringify({ username, password: 'wrong-password' }),
+          remoteAddress: '192.0.2.10',
+        });
+      const first = await attempt('ann');
+      expect(first.statusCode).toBe(401);
+      expect(first.headers['x-ratelimit-limit']).toBe('2');
+      expect(first.headers['x-ratelimit-remaining']).toBe('1');
+      // A fresh (bogus) principal does not open a fresh budget.
+      expect((await attempt('bea', 'Api-Key made-up-key')).statusCode).toBe(401);
+      for (const authorization of [undefined, 'Api-Key another-one', 'Bearer not.a.jwt']) {
+        const refused = await attempt('cid', authorization);
+        expect(refused.statusCode).toBe(429);
+        expect(JSON.parse(refused.body)).toMatchObject({ code: 'throttled', status_code: 429 });
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(60);
+      }
+    });
+
+    test('failed sign-ins count per target username too, from any address', async () => {
+      const attempt = (remoteAddress: string, username = 'Dora') =>
         fixtures.inject({
           method: 'POST',
           url: '/api/_test/sign-in/',
           headers: { host: 'localhost', 'content-type': 'application/json' },
-          payload: JSON.stringify({ username: 'ann', password: 'wrong-password' }),
-          remoteAddress: '192.0.2.10',
+          payload: JSON.stringify({ username, password: 'wrong-password' }),
+          remoteAddress,
         });
-      const first = await attempt();
-      expect(first.statusCode).toBe(401);
-      expect(first.headers['x-ratelimit-limit']).toBe('2');
-      expect(first.headers['x-ratelimit-remaining']).toBe('1');
-      expect((await attempt()).statusCode).toBe(401);
-      const refused = await attempt();
-      expect(refused.statusCode).toBe(429);
-      expect(JSON.parse(refused.body)).toMatchObject({ code: 'throttled', status_code: 429 });
-      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(60);
+      expect((await attempt('198.51.100.1')).statusCode).toBe(401);
+      expect((await attempt('198.51.100.2', 'dora')).statusCode).toBe(401); // same user, any case
+      expect((await attempt('198.51.100.3')).statusCode).toBe(429);
+      // Another username from a fresh address still has its budget.
+      expect((await attempt('198.51.100.4', 'edna')).statusCode).toBe(401);
+    });
+
+    test('successful sign-ins cost nothing', async () => {
+      const user = await t.createUser({ password: 'the right password' });
+      // Each attempt from an address of its own, so that only the username's budget is in play
+      // (the standard and write limits count per address too).
+      let n = 0;
+      const signIn = (password: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/auth/jwt/token/',
+          headers: { host: 'localhost', 'content-type': 'application/json' },
+          payload: JSON.stringify({ username: user.username, password }),
+          remoteAddress: `203.0.113.${++n}`,
+        });
+      for (let i = 0; i < 4; i++) expect((await signIn('the right password')).statusCode).toBe(200);
+      expect((await signIn('wrong')).statusCode).toBe(401);
+      expect((await signIn('the right password')).statusCode).toBe(200);
+      expect((await signIn('wrong')).statusCode).toBe(401);
+      expect((await signIn('the right password')).statusCode).toBe(429);
     });
 
     test('health checks are not counted', async () => {
@@ -138,6 +177,7 @@ function limitSuite(label: string, env: Record<string, string>, before?: () => P
         expect(keys.length).toBeGreaterThan(0);
         expect(keys.some((k) => k.startsWith(`${prefix}:standard:u:`))).toBe(true);
         expect(keys.some((k) => k.startsWith(`${prefix}:auth:ip:`))).toBe(true);
+        expect(keys.some((k) => k.startsWith(`${prefix}:auth:user:`))).toBe(true);
       });
     }
   });

@@ -312,4 +312,17 @@ describe('domains', () => {
     );
     expect(audits.map((a) => a.action)).toEqual(['create', 'update', 'update', 'delete']);
   });
+
+  test('a custom domain under SITE_BASE_DOMAIN is refused with 400 (the platform gives those out); renaming onto one too', async () => {
+    for (const domain of ['future-site.localhost', 'A.B.LOCALHOST', 'main-shop-2.localhost']) {
+      const res = await t.call('POST', base, { token: tok.owner, body: { domain } });
+      expect([domain, res.status, res.body.code, Object.keys(res.body.errors ?? {})]).toEqual([domain, 400, 'invalid', ['domain']]);
+      expect(res.body.errors.domain[0]).toContain('localhost');
+    }
+    // A look-alike that is not under the base domain is fine.
+    expect((await t.call('POST', base, { token: tok.owner, body: { domain: 'notlocalhost.example.test' } })).status).toBe(201);
+    const rename = await t.call('PATCH', `${base}notlocalhost-example-test/`, { token: tok.owner, body: { domain: 'squat.localhost' } });
+    expect(rename.status).toBe(400);
+    expect((await t.call('DELETE', `${base}notlocalhost-example-test/`, { token: tok.owner })).status).toBe(204);
+  });
 });

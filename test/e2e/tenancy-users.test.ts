@@ -88,7 +88,10 @@ describe('POST /api/users/', () => {
     const alicesEmail = alice.email;
     expect(res.status).toBe(409);
     expect(res.body.errors.email).toBeDefined();
-    const patch = await t.call('PATCH', `/api/users/${bob.slug}/`, { token: t.tokenFor(bob), body: { email: alicesEmail } });
+    const patch = await t.call('PATCH', `/api/users/${bob.slug}/`, {
+      token: t.tokenFor(bob),
+      body: { email: alicesEmail, current_password: 'correct horse battery' },
+    });
     expect(patch.status).toBe(409);
   });
 
@@ -190,18 +193,27 @@ describe('GET/PUT/PATCH /api/users/{user}/', () => {
     expect(Object.keys(put.body.errors).sort()).toEqual(['email', 'username']);
     const ok = await t.call('PUT', `/api/users/${carol.slug}/`, {
       token: t.tokenFor(carol),
-      body: { username: 'carol', email: 'carol@new.test', first_name: 'Carol', password: 'a new password' },
+      body: {
+        username: 'carol',
+        email: 'carol@new.test',
+        first_name: 'Carol',
+        password: 'a new password',
+        current_password: 'correct horse battery',
+      },
     });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ email: 'carol@new.test', first_name: 'Carol', slug: carol.slug });
     const hash = (await t.platform.pool.query('SELECT password_hash FROM users WHERE id = $1', [carol.id])).rows[0].password_hash;
     expect(hash).toMatch(/^\$argon2id\$/);
-    expect((await t.call('POST', '/api/auth/jwt/token/', { body: { username: 'carol', password: 'a new password' } })).status).toBe(200);
+    const signIn = await t.call('POST', '/api/auth/jwt/token/', { body: { username: 'carol', password: 'a new password' } });
+    expect(signIn.status).toBe(200);
+    // The password change retired carol's older tokens (issue 10): the rest uses a fresh one.
+    const carolToken = signIn.body.access as string;
     const audit = await t.platform.pool.query(`SELECT changes FROM audit_log WHERE object_id = $1 AND action = 'update'`, [carol.uuid]);
     expect(audit.rows.at(-1).changes.password).toBe('[changed]');
-    const clash = await t.call('PATCH', `/api/users/${carol.slug}/`, { token: t.tokenFor(carol), body: { username: 'alice' } });
+    const clash = await t.call('PATCH', `/api/users/${carol.slug}/`, { token: carolToken, body: { username: 'alice' } });
     expect(clash.status).toBe(409);
-    const bad = await t.call('PATCH', `/api/users/${carol.slug}/`, { token: t.tokenFor(carol), body: { password: 'short' } });
+    const bad = await t.call('PATCH', `/api/users/${carol.slug}/`, { token: carolToken, body: { password: 'short' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.password).toBeDefined();
   });

@@ -45,7 +45,12 @@ export interface TestApp {
 
 let counter = 0;
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** The URL the platform connects with, from the test database's (e.g. through a proxy). */
+  databaseUrl?: (url: string) => string;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-app-'));
   const config = loadConfig({
@@ -54,7 +59,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT_WRITE: 'off',
     LOG_LEVEL: 'info',
     ...env,
-    DATABASE_URL: db.url,
+    DATABASE_URL: opts.databaseUrl ? opts.databaseUrl(db.url) : db.url,
     DATA_DIR: dataDir,
   });
   const logs: string[] = [];
