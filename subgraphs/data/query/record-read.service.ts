@@ -11,6 +11,7 @@ import { RECORD_TYPES, type SqlText } from '../sql.js';
 import { dataErrors } from '../data-errors.js';
 import { loadTable } from '../table/table-access.js';
 import { filterEntries, parseFilters, type FilterNode } from './filter.js';
+import type { DeletedMode } from './filter-model.js';
 import { parseDeleted, parsePaging, parseSearch, parseSort, refuseLater, type Paging } from './list-params.js';
 import { countSql, getSql, listSql, type ListSpec } from './select-builder.js';
 import { translateReadError } from './read-errors.js';
@@ -89,17 +90,23 @@ export async function findRecord(
   appRef: string,
   tableName: string,
   id: string,
-  query: Query,
+  deleted: DeletedMode = 'exclude',
 ): Promise<{ table: DataTable; record: DataRecord | null }> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
   const key = parseRecordId(table.model, id);
   if (!key) return { table, record: null };
-  const rows = await run(ctx, getSql(table, key, parseDeleted(query)), true);
+  const rows = await run(ctx, getSql(table, key, deleted), true);
   return { table, record: rows.length > 0 ? rowToRecord(table, rows[0]) : null };
 }
 
-export async function getRecord(ctx: RequestContext, appRef: string, tableName: string, id: string, query: Query): Promise<DataRecord> {
-  const { record } = await findRecord(ctx, appRef, tableName, id, query);
+export async function getRecord(
+  ctx: RequestContext,
+  appRef: string,
+  tableName: string,
+  id: string,
+  deleted: DeletedMode = 'exclude',
+): Promise<DataRecord> {
+  const { record } = await findRecord(ctx, appRef, tableName, id, deleted);
   if (!record) throw dataErrors.recordNotFound(id);
   return record;
 }
