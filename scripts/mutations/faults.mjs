@@ -49,4 +49,16 @@ export const FAULTS = [
     ],
     tests: ['test/e2e/invalidation-distributed.test.ts'],
   },
+  {
+    id: 'tenancy: rights changes keep remembered grants',
+    why: 'A member removed from an organization or a group, or a permission taken off, would keep reading records and secrets for a while.',
+    edits: [
+      {
+        files: 'subgraphs/tenancy/access.service.ts',
+        find: "ctx.platform.invalidation.publish({ kind: 'grants' });",
+        replace: '// (no invalidation)',
+      },
+    ],
+    tests: ['test/e2e/revocation.test.ts'],
+  },
 ];

@@ -309,6 +309,7 @@ export type SiteWhereInput = {
   secrets?: Prisma.SecretListRelationFilter
   secretHistory?: Prisma.SecretHistoryListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  storageBuckets?: Prisma.StorageBucketListRelationFilter
 }
 
 export type SiteOrderByWithRelationInput = {
@@ -336,6 +337,7 @@ export type SiteOrderByWithRelationInput = {
   secrets?: Prisma.SecretOrderByRelationAggregateInput
   secretHistory?: Prisma.SecretHistoryOrderByRelationAggregateInput
   datatables?: Prisma.DatatableOrderByRelationAggregateInput
+  storageBuckets?: Prisma.StorageBucketOrderByRelationAggregateInput
 }
 
 export type SiteWhereUniqueInput = Prisma.AtLeast<{
@@ -366,6 +368,7 @@ export type SiteWhereUniqueInput = Prisma.AtLeast<{
   secrets?: Prisma.SecretListRelationFilter
   secretHistory?: Prisma.SecretHistoryListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  storageBuckets?: Prisma.StorageBucketListRelationFilter
 }, "id" | "uuid" | "slug" | "schemaName">
 
 export type SiteOrderByWithAggregationInput = {
@@ -435,6 +438,7 @@ export type SiteCreateInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateInput = {
@@ -461,6 +465,7 @@ export type SiteUncheckedCreateInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUpdateInput = {
@@ -486,6 +491,7 @@ export type SiteUpdateInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateInput = {
@@ -512,6 +518,7 @@ export type SiteUncheckedUpdateInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyInput = {
@@ -799,6 +806,20 @@ export type SiteUpdateOneRequiredWithoutDatatablesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutDatatablesInput, Prisma.SiteUpdateWithoutDatatablesInput>, Prisma.SiteUncheckedUpdateWithoutDatatablesInput>
 }
 
+export type SiteCreateNestedOneWithoutStorageBucketsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutStorageBucketsInput, Prisma.SiteUncheckedCreateWithoutStorageBucketsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutStorageBucketsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutStorageBucketsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutStorageBucketsInput, Prisma.SiteUncheckedCreateWithoutStorageBucketsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutStorageBucketsInput
+  upsert?: Prisma.SiteUpsertWithoutStorageBucketsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutStorageBucketsInput, Prisma.SiteUpdateWithoutStorageBucketsInput>, Prisma.SiteUncheckedUpdateWithoutStorageBucketsInput>
+}
+
 export type SiteCreateWithoutOrganizationInput = {
   uuid?: string
   slug: string
@@ -821,6 +842,7 @@ export type SiteCreateWithoutOrganizationInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutOrganizationInput = {
@@ -846,6 +868,7 @@ export type SiteUncheckedCreateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutOrganizationInput = {
@@ -917,6 +940,7 @@ export type SiteCreateWithoutDomainsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDomainsInput = {
@@ -942,6 +966,7 @@ export type SiteUncheckedCreateWithoutDomainsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDomainsInput = {
@@ -982,6 +1007,7 @@ export type SiteUpdateWithoutDomainsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDomainsInput = {
@@ -1007,6 +1033,7 @@ export type SiteUncheckedUpdateWithoutDomainsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAppsInput = {
@@ -1031,6 +1058,7 @@ export type SiteCreateWithoutAppsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAppsInput = {
@@ -1056,6 +1084,7 @@ export type SiteUncheckedCreateWithoutAppsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAppsInput = {
@@ -1096,6 +1125,7 @@ export type SiteUpdateWithoutAppsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAppsInput = {
@@ -1121,6 +1151,7 @@ export type SiteUncheckedUpdateWithoutAppsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretDataKeysInput = {
@@ -1145,6 +1176,7 @@ export type SiteCreateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
@@ -1170,6 +1202,7 @@ export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretDataKeysInput = {
@@ -1210,6 +1243,7 @@ export type SiteUpdateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
@@ -1235,6 +1269,7 @@ export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTypesInput = {
@@ -1259,6 +1294,7 @@ export type SiteCreateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTypesInput = {
@@ -1284,6 +1320,7 @@ export type SiteUncheckedCreateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTypesInput = {
@@ -1324,6 +1361,7 @@ export type SiteUpdateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTypesInput = {
@@ -1349,6 +1387,7 @@ export type SiteUncheckedUpdateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTagsInput = {
@@ -1373,6 +1412,7 @@ export type SiteCreateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTagsInput = {
@@ -1398,6 +1438,7 @@ export type SiteUncheckedCreateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTagsInput = {
@@ -1438,6 +1479,7 @@ export type SiteUpdateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTagsInput = {
@@ -1463,6 +1505,7 @@ export type SiteUncheckedUpdateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretsInput = {
@@ -1487,6 +1530,7 @@ export type SiteCreateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretsInput = {
@@ -1512,6 +1556,7 @@ export type SiteUncheckedCreateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretsInput = {
@@ -1552,6 +1597,7 @@ export type SiteUpdateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretsInput = {
@@ -1577,6 +1623,7 @@ export type SiteUncheckedUpdateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretHistoryInput = {
@@ -1601,6 +1648,7 @@ export type SiteCreateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretHistoryInput = {
@@ -1626,6 +1674,7 @@ export type SiteUncheckedCreateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretHistoryInput = {
@@ -1666,6 +1715,7 @@ export type SiteUpdateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
@@ -1691,6 +1741,7 @@ export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutDatatablesInput = {
@@ -1715,6 +1766,7 @@ export type SiteCreateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDatatablesInput = {
@@ -1740,6 +1792,7 @@ export type SiteUncheckedCreateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDatatablesInput = {
@@ -1780,6 +1833,7 @@ export type SiteUpdateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDatatablesInput = {
@@ -1805,6 +1859,125 @@ export type SiteUncheckedUpdateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutStorageBucketsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutStorageBucketsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutStorageBucketsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutStorageBucketsInput, Prisma.SiteUncheckedCreateWithoutStorageBucketsInput>
+}
+
+export type SiteUpsertWithoutStorageBucketsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutStorageBucketsInput, Prisma.SiteUncheckedUpdateWithoutStorageBucketsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutStorageBucketsInput, Prisma.SiteUncheckedCreateWithoutStorageBucketsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutStorageBucketsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutStorageBucketsInput, Prisma.SiteUncheckedUpdateWithoutStorageBucketsInput>
+}
+
+export type SiteUpdateWithoutStorageBucketsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutStorageBucketsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyOrganizationInput = {
@@ -1846,6 +2019,7 @@ export type SiteUpdateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutOrganizationInput = {
@@ -1871,6 +2045,7 @@ export type SiteUncheckedUpdateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateManyWithoutOrganizationInput = {
@@ -1904,6 +2079,7 @@ export type SiteCountOutputType = {
   secrets: number
   secretHistory: number
   datatables: number
+  storageBuckets: number
 }
 
 export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1915,6 +2091,7 @@ export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   secrets?: boolean | SiteCountOutputTypeCountSecretsArgs
   secretHistory?: boolean | SiteCountOutputTypeCountSecretHistoryArgs
   datatables?: boolean | SiteCountOutputTypeCountDatatablesArgs
+  storageBuckets?: boolean | SiteCountOutputTypeCountStorageBucketsArgs
 }
 
 /**
@@ -1983,6 +2160,13 @@ export type SiteCountOutputTypeCountDatatablesArgs<ExtArgs extends runtime.Types
   where?: Prisma.DatatableWhereInput
 }
 
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountStorageBucketsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.StorageBucketWhereInput
+}
+
 
 export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2009,6 +2193,7 @@ export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
+  storageBuckets?: boolean | Prisma.Site$storageBucketsArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["site"]>
 
@@ -2079,6 +2264,7 @@ export type SiteInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
+  storageBuckets?: boolean | Prisma.Site$storageBucketsArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SiteIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2100,6 +2286,7 @@ export type $SitePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     secrets: Prisma.$SecretPayload<ExtArgs>[]
     secretHistory: Prisma.$SecretHistoryPayload<ExtArgs>[]
     datatables: Prisma.$DatatablePayload<ExtArgs>[]
+    storageBuckets: Prisma.$StorageBucketPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -2520,6 +2707,7 @@ export interface Prisma__SiteClient<T, Null = never, ExtArgs extends runtime.Typ
   secrets<T extends Prisma.Site$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   secretHistory<T extends Prisma.Site$secretHistoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretHistoryArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   datatables<T extends Prisma.Site$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  storageBuckets<T extends Prisma.Site$storageBucketsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$storageBucketsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StorageBucketPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3154,6 +3342,30 @@ export type Site$datatablesArgs<ExtArgs extends runtime.Types.Extensions.Interna
   take?: number
   skip?: number
   distinct?: Prisma.DatatableScalarFieldEnum | Prisma.DatatableScalarFieldEnum[]
+}
+
+/**
+ * Site.storageBuckets
+ */
+export type Site$storageBucketsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the StorageBucket
+   */
+  select?: Prisma.StorageBucketSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the StorageBucket
+   */
+  omit?: Prisma.StorageBucketOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.StorageBucketInclude<ExtArgs> | null
+  where?: Prisma.StorageBucketWhereInput
+  orderBy?: Prisma.StorageBucketOrderByWithRelationInput | Prisma.StorageBucketOrderByWithRelationInput[]
+  cursor?: Prisma.StorageBucketWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.StorageBucketScalarFieldEnum | Prisma.StorageBucketScalarFieldEnum[]
 }
 
 /**
