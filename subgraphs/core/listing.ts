@@ -17,6 +17,13 @@ export interface Page<T> {
   results: T[];
 }
 
+/** What a list service returns: the page it served, the total of all matches, the page's items (domain objects). */
+export interface ListResult<T> {
+  page: PageRequest;
+  count: number;
+  items: T[];
+}
+
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
@@ -29,19 +36,93 @@ export function param(query: Query, name: string): string | undefined {
 /** Beyond this a page number only produces offsets PostgreSQL refuses (bigint overflow → 500). */
 export const MAX_PAGE = 1_000_000;
 
-function positiveInt(query: Query, name: string, fallback: number): number {
+/**
+ * A list request as every transport hands it to a service: REST adapters parse the query
+ * string into it once (listInputFromQuery), GraphQL resolvers map their arguments straight
+ * to it. Services check the ranges (pageRequest, searchTerm, orderBy), so a value that
+ * reaches them from either transport is held to the same rules and the same field errors.
+ * A module's own filters extend it (`ListInput & {isActive?: boolean}`).
+ */
+export interface ListInput {
+  page?: number | null;
+  pageSize?: number | null;
+  search?: string | null;
+  /** `name,-created_at`: fields of the service's ordering whitelist. */
+  ordering?: string | null;
+}
+
+/** How a REST query parameter becomes a filter of a typed list input. */
+export type FilterKind = 'string' | 'boolean';
+
+/** `organization_slug` → `organizationSlug`. */
+export type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
+
+/** The filters a REST whitelist `{is_active: 'boolean', role: 'string'}` yields: `{isActive?: boolean; role?: string}`. */
+export type ListFilters<F extends Record<string, FilterKind>> = {
+  [K in keyof F & string as CamelCase<K>]?: F[K] extends 'boolean' ? boolean : string;
+};
+
+const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+function notPositive(field: string, shown: string | number) {
+  return errors.field(field, `"${shown}" is not a positive whole number.`);
+}
+
+function positiveInt(query: Query, name: string): number | undefined {
   const raw = param(query, name)?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw errors.field(name, `"${raw}" is not a positive whole number.`);
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw notPositive(name, raw);
   return Number(raw);
 }
 
-export function parsePage(query: Query, defaults = { pageSize: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE }): PageRequest {
-  const page = positiveInt(query, 'page', 1);
+/**
+ * The REST query string as a typed list input: `page`, `page_size` (positive whole numbers,
+ * a page beyond MAX_PAGE refused), `search`, `ordering`, and the filters `allowed` names
+ * (booleans as true/false/1/0/yes/no; strings as given, the last one when repeated). The field
+ * errors name the REST parameters. Parameters not in `allowed` are ignored, as before.
+ */
+export function listInputFromQuery<F extends Record<string, FilterKind> = Record<never, FilterKind>>(
+  query: Query,
+  allowed?: F,
+): ListInput & ListFilters<F> {
+  const input: Record<string, unknown> = {};
+  const page = positiveInt(query, 'page');
+  if (page !== undefined && page > MAX_PAGE) throw errors.field('page', `Page numbers stop at ${MAX_PAGE}.`);
+  if (page !== undefined) input.page = page;
+  const pageSize = positiveInt(query, 'page_size');
+  if (pageSize !== undefined) input.pageSize = pageSize;
+  const search = param(query, 'search');
+  if (search !== undefined) input.search = search;
+  const ordering = param(query, 'ordering');
+  if (ordering !== undefined) input.ordering = ordering;
+  for (const [name, kind] of Object.entries(allowed ?? {})) {
+    const value = kind === 'boolean' ? parseBool(query, name) : param(query, name);
+    if (value !== undefined) input[camel(name)] = value;
+  }
+  return input as ListInput & ListFilters<F>;
+}
+
+function positive(value: number | null | undefined, field: string, fallback: number): number {
+  if (value == null) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw notPositive(field, value);
+  return value;
+}
+
+/**
+ * The page a typed input asks for: page ≥ 1 and at most MAX_PAGE, page size ≥ 1 and clamped
+ * to the maximum (DECISIONS §4: a larger page size is clamped, not refused). Errors name the
+ * REST parameters (`page`, `page_size`) whichever transport the input came from.
+ */
+export function pageRequest(input: ListInput, defaults = { pageSize: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE }): PageRequest {
+  const page = positive(input.page, 'page', 1);
   if (page > MAX_PAGE) throw errors.field('page', `Page numbers stop at ${MAX_PAGE}.`);
-  // A page size above the maximum is clamped, not refused (DECISIONS §4).
-  const pageSize = Math.min(positiveInt(query, 'page_size', defaults.pageSize), defaults.max);
+  const pageSize = Math.min(positive(input.pageSize, 'page_size', defaults.pageSize), defaults.max);
   return { page, pageSize, offset: (page - 1) * pageSize };
+}
+
+/** REST query → page request in one step (for services that still take a query). */
+export function parsePage(query: Query, defaults = { pageSize: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE }): PageRequest {
+  return pageRequest(listInputFromQuery(query), defaults);
 }
 
 /** Same URL with `page` set (or removed for page 1, as the first link conventionally reads). */
@@ -78,11 +159,11 @@ export interface OrderBy {
 }
 
 /**
- * `ordering=name,-created_at` against a whitelist mapping API field → column. Unknown
- * fields answer 400 naming them.
+ * `name,-created_at` against a whitelist mapping API field → column (empty or absent: the
+ * fallback). Unknown fields answer 400 naming them.
  */
-export function parseOrdering(query: Query, allowed: Record<string, string>, fallback: string): OrderBy[] {
-  const raw = param(query, 'ordering') || fallback;
+export function orderBy(ordering: string | null | undefined, allowed: Record<string, string>, fallback: string): OrderBy[] {
+  const raw = ordering || fallback;
   return raw
     .split(',')
     .map((s) => s.trim())
@@ -99,9 +180,19 @@ export function parseOrdering(query: Query, allowed: Record<string, string>, fal
     });
 }
 
-export function parseSearch(query: Query): string | undefined {
-  const raw = param(query, 'search')?.trim();
+/** `ordering=name,-created_at` from a REST query (see orderBy). */
+export function parseOrdering(query: Query, allowed: Record<string, string>, fallback: string): OrderBy[] {
+  return orderBy(param(query, 'ordering'), allowed, fallback);
+}
+
+/** Search text trimmed (blank: no search), at most 200 characters. */
+export function searchTerm(search: string | null | undefined): string | undefined {
+  const raw = search?.trim();
   if (!raw) return undefined;
   if (raw.length > 200) throw errors.field('search', 'Search text is limited to 200 characters.');
   return raw;
+}
+
+export function parseSearch(query: Query): string | undefined {
+  return searchTerm(param(query, 'search'));
 }

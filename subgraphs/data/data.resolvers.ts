@@ -1,7 +1,7 @@
 // Data subgraph resolvers: App.tables, datatable, createSchema, deleteTable (adapters only).
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
-import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
+import { toConnection, type PageArgs } from '../core/graphql/context.js';
 import { createSchemaGql, deleteTableGql, findTable, listTables, type DataTableView } from './table/table-graphql.js';
 
 interface TableArgs {
@@ -14,7 +14,7 @@ export const dataResolvers: ResolverMap = {
   JSON: JSONResolver,
   App: {
     tables: (app: { id: string }, args: PageArgs, { ctx }) =>
-      listTables(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, (t: DataTableView) => t)),
+      listTables(ctx, app.id, args).then((r) => toConnection(r, (t: DataTableView) => t)),
   },
   Query: {
     datatable: (_: unknown, a: TableArgs, { ctx }) => findTable(ctx, a.app, a.name),

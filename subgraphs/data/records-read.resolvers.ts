@@ -1,5 +1,7 @@
-// Data subgraph resolvers (records-read): `records` and `record` (DECISIONS §11). Arguments
-// become the REST query the read service parses, so both transports answer alike.
+// Data subgraph resolvers (records-read): `records` and `record` (DECISIONS §11). `record` maps
+// its arguments to the typed read; `records` still becomes the REST query the list service
+// parses against the table's model (filters are named after the table's fields), so both
+// transports answer alike.
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import type { Query } from '../core/listing.js';
 import { toGraphRecord } from './query/graph-record.js';
@@ -42,8 +44,7 @@ export const recordReadResolvers: ResolverMap = {
       };
     },
     record: async (_: unknown, args: { app: string; table: string; id: string; includeDeleted?: boolean | null }, { ctx }) => {
-      const q: Query = args.includeDeleted ? { include_deleted: 'true' } : {};
-      const { table, record } = await findRecord(ctx, args.app, args.table, args.id, q);
+      const { table, record } = await findRecord(ctx, args.app, args.table, args.id, args.includeDeleted ? 'include' : 'exclude');
       return record ? toGraphRecord(table, record) : null;
     },
   },

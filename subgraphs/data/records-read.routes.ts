@@ -1,6 +1,9 @@
-// REST routes of the data service (records-read); see docs/data-service.md.
+// REST routes of the data service (records-read); see docs/data-service.md. A record list still
+// hands the query to the service: its filters are query parameters named after the table's
+// fields (and `filter` JSON), which only the table's model, loaded by the service, can parse.
 import type { RouteSpec } from '../core/rest.js';
 import { aggregateRecords, isAggregateQuery } from './query/aggregate.js';
+import { parseDeleted } from './query/list-params.js';
 import { getRecord, listEnvelope, listRecords } from './query/record-read.service.js';
 
 type Handler = RouteSpec['handler'];
@@ -20,6 +23,6 @@ export const recordReadRoutes: RouteSpec[] = [
   ),
   route('/apps/:app/datatables/:name/data/:id/', 'One record by its key', async (ctx, i) => ({
     status: 'success',
-    data: await getRecord(ctx, i.params.app, i.params.name, i.params.id, i.query),
+    data: await getRecord(ctx, i.params.app, i.params.name, i.params.id, parseDeleted(i.query), i.query),
   })),
 ];

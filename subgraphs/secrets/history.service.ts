@@ -3,31 +3,37 @@
 import type { RequestContext } from '../core/context.js';
 import type { Tx } from '../core/db.js';
 import { errors } from '../core/errors.js';
-import { param, type Query } from '../core/listing.js';
 import { historyRepository, type HistoryInput } from './history.repository.js';
 
 export const HISTORY_DEFAULT_LIMIT = 10;
 export const HISTORY_MAX_LIMIT = 100;
 
-export interface HistoryView {
+/** One change of a key (attribute names and non-secret attributes; never a value). */
+export interface HistoryEntry {
   action: string;
-  user: string | null;
-  timestamp: string;
+  username: string | null;
+  at: Date;
   key: string;
   app: string | null;
-  secret_type: string;
+  secretType: string;
   changes: Record<string, unknown>;
 }
 
-export interface HistoryPage {
+/** A window of a tier's history of a key, newest first. */
+export interface HistoryList {
   key: string;
   app: string | null;
-  results: HistoryView[];
-  total_count: number;
+  entries: HistoryEntry[];
+  total: number;
   limit: number;
   offset: number;
-  has_next: boolean;
-  has_previous: boolean;
+}
+
+/** Which window of the history: `limit` clamped to 1…HISTORY_MAX_LIMIT, `offset` ≥ 0. */
+export interface HistoryWindow {
+  app?: string;
+  limit?: number;
+  offset?: number;
 }
 
 /** Only attribute names and non-secret attributes may be recorded: this guard keeps it so. */
@@ -36,11 +42,10 @@ export function recordHistory(tx: Tx, h: HistoryInput): Promise<void> {
   return historyRepository.insert(tx, h);
 }
 
-function nonNegativeInt(query: Query, name: string, fallback: number): number {
-  const raw = param(query, name)?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw errors.field(name, `"${raw}" is not a whole number.`);
-  return Number(raw);
+function nonNegative(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) throw errors.field(name, `"${value}" is not a whole number.`);
+  return value;
 }
 
 /** A tier's history of `key`, newest first (the tier and access are checked by the caller). */
@@ -49,27 +54,25 @@ export async function historyPage(
   siteId: number,
   tier: { appId: number | null; appSlug: string | null },
   key: string,
-  query: Query,
-): Promise<HistoryPage> {
-  const limit = Math.min(Math.max(nonNegativeInt(query, 'limit', HISTORY_DEFAULT_LIMIT), 1), HISTORY_MAX_LIMIT);
-  const offset = Math.min(nonNegativeInt(query, 'offset', 0), 1_000_000_000);
+  input: Pick<HistoryWindow, 'limit' | 'offset'>,
+): Promise<HistoryList> {
+  const limit = Math.min(Math.max(nonNegative(input.limit, 'limit', HISTORY_DEFAULT_LIMIT), 1), HISTORY_MAX_LIMIT);
+  const offset = Math.min(nonNegative(input.offset, 'offset', 0), 1_000_000_000);
   const { total, rows } = await historyRepository.page(ctx.platform.pool, siteId, tier.appId, key, limit, offset);
   return {
     key,
     app: tier.appSlug,
-    results: rows.map((r) => ({
+    entries: rows.map((r) => ({
       action: r.action,
-      user: r.username,
-      timestamp: r.createdAt.toISOString(),
+      username: r.username,
+      at: r.createdAt,
       key: r.key,
       app: r.appSlug,
-      secret_type: r.secretType,
+      secretType: r.secretType,
       changes: r.changes,
     })),
-    total_count: total,
+    total,
     limit,
     offset,
-    has_next: offset + rows.length < total,
-    has_previous: offset > 0,
   };
 }

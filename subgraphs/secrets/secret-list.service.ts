@@ -1,8 +1,9 @@
-// Secret lists (REST `GET /api/secrets/`, GraphQL `Site.secrets`) and a key's history.
+// Secret lists (REST `GET /api/secrets/`, GraphQL `Site.secrets`) and a key's history, over
+// typed inputs; each transport renders its own view (secrets.routes.ts, secrets.resolvers.ts).
 import type { RequestContext } from '../core/context.js';
-import { param, parseOrdering, parsePage, parseSearch, toPage, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { requireSite } from '../tenancy/tenancy.api.js';
-import { historyPage, type HistoryPage } from './history.service.js';
+import { historyPage, type HistoryWindow, type HistoryList } from './history.service.js';
 import { requireRead, secretNotFound, tierOf } from './secret-access.js';
 import { secretRepository, type ListFilter } from './secret.repository.js';
 import { toSecretView, type SecretView } from './secret.service.js';
@@ -15,40 +16,52 @@ const ORDERING = {
   created_by__username: 'u.username',
 };
 
-function filters(query: Query): Omit<ListFilter, 'siteId' | 'appId' | 'limit' | 'offset'> {
-  const text = (name: string) => param(query, name)?.trim() || undefined;
-  const order = parseOrdering(query, ORDERING, '-created_at');
+/** A list of one tier's secrets: the site tier, or with `app` that app's tier. */
+export interface TierSecretsInput extends ListInput {
+  /** App slug or UUID: that app's tier instead of the site tier. */
+  app?: string;
+  /** Exact key. */
+  key?: string;
+  /** Secrets carrying any of these tags (slugs). */
+  tags?: string[];
+  /** Secret type slug. */
+  secretType?: string;
+  /** Username of the creator. */
+  createdBy?: string;
+}
+
+const text = (v: string | undefined) => v?.trim() || undefined;
+
+function filters(input: TierSecretsInput): Omit<ListFilter, 'siteId' | 'appId' | 'limit' | 'offset'> {
+  const order = orderBy(input.ordering, ORDERING, '-created_at');
+  const tags = input.tags?.map((s) => s.trim()).filter(Boolean);
   return {
-    search: parseSearch(query),
-    key: text('key'),
-    tagSlugs: text('tags')
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-    typeSlug: text('secret_type'),
-    createdBy: text('created_by'),
+    search: searchTerm(input.search),
+    key: text(input.key),
+    tagSlugs: tags?.length ? tags : undefined,
+    typeSlug: text(input.secretType),
+    createdBy: text(input.createdBy),
     orderSql: order.map((o) => `${o.column} ${o.desc ? 'DESC' : 'ASC'}${o.desc ? ' NULLS LAST' : ' NULLS FIRST'}`).join(', '),
   };
 }
 
 /**
- * GET /api/secrets/: one tier per list, like retrieval — the site tier, or with `app` that
- * app's tier (items carry no tier field, so mixing tiers would make keys ambiguous).
+ * One tier per list, like retrieval — the site tier, or with `app` that app's tier (items
+ * carry no tier field, so mixing tiers would make keys ambiguous). Values included.
  */
-export async function listSecretsRest(ctx: RequestContext, query: Query, url: string) {
+export async function listTierSecrets(ctx: RequestContext, input: TierSecretsInput): Promise<ListResult<SecretView>> {
   const site = await requireRead(ctx);
-  const tier = await tierOf(ctx, param(query, 'app'));
-  const page = parsePage(query);
+  const tier = await tierOf(ctx, input.app);
+  const page = pageRequest(input);
   const { rows, count } = await secretRepository.list(ctx.platform.pool, {
     siteId: site.id,
     appId: tier.appId,
-    ...filters(query),
+    ...filters(input),
     limit: page.pageSize,
     offset: page.offset,
   });
-  const items: SecretView[] = await Promise.all(rows.map((r) => toSecretView(ctx, r)));
-  const p = toPage(url, page, count, items);
-  return { items: p.results, count: p.count, next: p.next, previous: p.previous };
+  const items = await Promise.all(rows.map((r) => toSecretView(ctx, r)));
+  return { page, count, items };
 }
 
 export interface SecretSummary {
@@ -60,29 +73,29 @@ export interface SecretSummary {
 }
 
 /**
- * GraphQL `Site.secrets` of site `siteId` (UUID), both tiers: 404 when the site is not visible
- * to the caller, 403 without `secrets:read`. Never values (docs/secrets.md).
+ * Secrets of site `siteId` (UUID), both tiers: 404 when the site is not visible to the caller,
+ * 403 without `secrets:read`. Never values (docs/secrets.md).
  */
-export async function listSecrets(ctx: RequestContext, siteId: string, query: Query) {
+export async function listSecrets(ctx: RequestContext, siteId: string, input: ListInput): Promise<ListResult<SecretSummary>> {
   const site = await requireSite(ctx, siteId, 'secrets:read');
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const { rows, count } = await secretRepository.list(ctx.platform.pool, {
     siteId: site.id,
-    search: parseSearch(query),
+    search: searchTerm(input.search),
     orderSql: 's.key ASC, s.app_id ASC NULLS FIRST',
     limit: page.pageSize,
     offset: page.offset,
   });
-  const items: SecretSummary[] = rows.map((r) => ({ key: r.key, secretType: r.typeName, tags: r.tagNames, app: r.appSlug }));
+  const items = rows.map((r) => ({ key: r.key, secretType: r.typeName, tags: r.tagNames, app: r.appSlug }));
   return { page, count, items };
 }
 
-/** GET /api/secrets/{key}/history/: the tier's records, also after the secret was deleted. */
-export async function secretHistory(ctx: RequestContext, key: string, query: Query): Promise<HistoryPage> {
+/** The tier's history records of `key`, also after the secret was deleted. */
+export async function secretHistory(ctx: RequestContext, key: string, input: HistoryWindow): Promise<HistoryList> {
   const site = await requireRead(ctx);
-  const tier = await tierOf(ctx, param(query, 'app'));
-  const page = await historyPage(ctx, site.id, tier, key, query);
+  const tier = await tierOf(ctx, input.app);
+  const page = await historyPage(ctx, site.id, tier, key, input);
   // A key that never existed in this tier is "not found", like retrieval.
-  if (page.total_count === 0) throw secretNotFound(key);
+  if (page.total === 0) throw secretNotFound(key);
   return page;
 }

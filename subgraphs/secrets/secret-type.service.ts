@@ -7,7 +7,7 @@ import type { RequestContext, SiteRef } from '../core/context.js';
 import { isUniqueViolation } from '../core/db.js';
 import { classifyDbError } from '../core/db-errors.js';
 import { errors, type FieldErrors } from '../core/errors.js';
-import { param, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
 import { linearRegExpEngine, patternProblem } from '../core/safe-regexp.js';
 import { toFieldErrors } from '../core/validate.js';
@@ -160,23 +160,30 @@ const ORDERING = {
   modified_at: 'modified_at',
 };
 
-function enumParam<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
-  const v = param(query, name)?.trim();
+export interface SecretTypeListInput extends ListInput {
+  /** A type kind (TYPE_KINDS). */
+  type?: string;
+  /** A sensitivity (SENSITIVITIES). */
+  sensitivityLevel?: string;
+}
+
+function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
+  const v = value?.trim();
   if (!v) return undefined;
   if (!allowed.includes(v as T)) throw errors.field(name, `Must be one of: ${allowed.join(', ')}.`);
   return v as T;
 }
 
-export async function listSecretTypes(ctx: RequestContext, query: Query) {
+export async function listSecretTypes(ctx: RequestContext, input: SecretTypeListInput): Promise<ListResult<repo.SecretTypeRow>> {
   const site = await secretsSite(ctx, 'secrets:read');
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const filter = {
     siteId: site.id,
-    search: parseSearch(query),
-    type: enumParam(query, 'type', TYPE_KINDS),
-    sensitivity: enumParam(query, 'sensitivity_level', SENSITIVITIES),
+    search: searchTerm(input.search),
+    type: oneOf(input.type, 'type', TYPE_KINDS),
+    sensitivity: oneOf(input.sensitivityLevel, 'sensitivity_level', SENSITIVITIES),
   };
-  const order = parseOrdering(query, ORDERING, 'name');
+  const order = orderBy(input.ordering, ORDERING, 'name');
   const { rows, count } = await repo.listTypes(ctx.platform.pool, filter, order, page.pageSize, page.offset);
   return { page, count, items: rows };
 }

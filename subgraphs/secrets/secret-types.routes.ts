@@ -1,7 +1,7 @@
 // REST routes of secret types (seed 2 "Secrets: types, secrets, tags"). Adapters only.
 import type { RestInput, RouteSpec } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
-import { toPage, type PageRequest } from '../core/listing.js';
+import { listInputFromQuery, toPage, type ListResult, type Query } from '../core/listing.js';
 import { resolveApp } from '../tenancy/tenancy.api.js';
 import type { SecretTypeRow } from './secret-type.repository.js';
 import { createSecretType, deleteSecretType, getSecretType, listSecretTypes, updateSecretType } from './secret-type.service.js';
@@ -20,15 +20,13 @@ export const toSecretTypeView = (t: SecretTypeRow) => ({
 });
 
 /** The seed's list shape: `{items, count, next, previous}`. */
-export function itemsPage<S, T>(
-  ctx: RequestContext,
-  input: RestInput,
-  r: { page: PageRequest; count: number; items: S[] },
-  view: (s: S) => T,
-) {
+export function itemsPage<S, T>(ctx: RequestContext, input: RestInput, r: ListResult<S>, view: (s: S) => T) {
   const p = toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(view));
   return { items: p.results, count: p.count, next: p.next, previous: p.previous };
 }
+
+/** `?page&page_size&search&ordering&type&sensitivity_level` as the typed list input. */
+const typeListInput = (query: Query) => listInputFromQuery(query, { type: 'string', sensitivity_level: 'string' });
 
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, status?: number): RouteSpec {
   return {
@@ -45,7 +43,7 @@ function route(method: RouteSpec['method'], path: string, summary: string, handl
 
 export const secretTypesRoutes: RouteSpec[] = [
   route('GET', '/secret-types/', 'Secret types of the site', async (ctx, i) =>
-    itemsPage(ctx, i, await listSecretTypes(ctx, i.query), toSecretTypeView),
+    itemsPage(ctx, i, await listSecretTypes(ctx, typeListInput(i.query)), toSecretTypeView),
   ),
   route('POST', '/secret-types/', 'Create a secret type', async (ctx, i) => toSecretTypeView(await createSecretType(ctx, i.body)), 201),
   route('GET', '/secret-types/:slug/', 'One secret type', async (ctx, i) => toSecretTypeView(await getSecretType(ctx, i.params.slug))),
@@ -61,6 +59,6 @@ export const secretTypesRoutes: RouteSpec[] = [
   ),
   route('GET', '/apps/:app/secrets/types/', 'Secret types available to an app', async (ctx, i) => {
     await resolveApp(ctx, i.params.app);
-    return itemsPage(ctx, i, await listSecretTypes(ctx, i.query), toSecretTypeView);
+    return itemsPage(ctx, i, await listSecretTypes(ctx, typeListInput(i.query)), toSecretTypeView);
   }),
 ];

@@ -4,7 +4,6 @@
 // caller entitled to them — never in logs, errors, history or GraphQL.
 import type { RequestContext } from '../core/context.js';
 import { isUniqueViolation, type Tx } from '../core/db.js';
-import { param, type Query } from '../core/listing.js';
 import { accessPredicate } from '../tenancy/tenancy.api.js';
 import { recordHistory } from './history.service.js';
 import { actor, denyRead, requireWrite, secretNotFound, siteOf, SITE_TIER, tierOf, type Tier } from './secret-access.js';
@@ -133,17 +132,27 @@ export async function createSecret(ctx: RequestContext, body: unknown, appRef?: 
   return toSecretView(ctx, await reload(ctx, tier, input.key));
 }
 
-/** The secret `key` of the tier named by `?app=`, exactly (writes never fall back a tier). */
-async function requireExact(ctx: RequestContext, key: string, query: Query): Promise<{ tier: Tier; row: SecretRow }> {
-  const tier = await tierOf(ctx, param(query, 'app'));
+/** Which tier a request on one key addresses: the site tier, or with `app` (slug or UUID) that app's. */
+export interface TierInput {
+  app?: string;
+}
+
+/** Retrieval: the tier (app tier first, then site tier) and optionally tags the secret must carry one of. */
+export interface SecretReadInput extends TierInput {
+  tags?: string[];
+}
+
+/** The secret `key` of the tier named by `app`, exactly (writes never fall back a tier). */
+async function requireExact(ctx: RequestContext, key: string, input: TierInput): Promise<{ tier: Tier; row: SecretRow }> {
+  const tier = await tierOf(ctx, input.app);
   await requireWrite(ctx, tier.appId);
   return { tier, row: await reload(ctx, tier, key) };
 }
 
 /** GET /api/secrets/{key}/: app tier first when `app` is given, then site tier; `tags` filter. */
-export async function getSecret(ctx: RequestContext, key: string, query: Query): Promise<SecretView> {
+export async function getSecret(ctx: RequestContext, key: string, input: SecretReadInput): Promise<SecretView> {
   const site = siteOf(ctx);
-  const tier = await tierOf(ctx, param(query, 'app'));
+  const tier = await tierOf(ctx, input.app);
   // Lookup and permission in one query: every answer needs both.
   // A grant seen in the last moments skips the permission predicate (core/grant-cache.ts).
   const cached = ctx.platform.grants.recent<boolean>(ctx, 'secrets:read', String(site.id)) === true;
@@ -152,10 +161,7 @@ export async function getSecret(ctx: RequestContext, key: string, query: Query):
     : ctx.principal.kind === 'anonymous'
       ? { sql: 'FALSE', params: [] }
       : accessPredicate(ctx, 'secrets:read', 'site', 'st', 4);
-  const wanted = (param(query, 'tags') ?? '')
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean);
+  const wanted = (input.tags ?? []).map((t) => t.trim()).filter(Boolean);
   const { row, permitted } = await secretRepository.findForRead(ctx.platform.pool, site.id, tier.appId, key, access, wanted.length > 0);
   if (permitted && !cached) ctx.platform.grants.remember(ctx, 'secrets:read', String(site.id), true);
   if (row && row.sensitivity !== 'public' && !permitted) throw denyRead(ctx);
@@ -176,8 +182,8 @@ export async function getSecret(ctx: RequestContext, key: string, query: Query):
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 /** PUT /api/secrets/{key}/: replaces type, value and tags (and the key, when the body renames it). */
-export async function replaceSecret(ctx: RequestContext, key: string, query: Query, body: unknown): Promise<SecretView> {
-  const { tier, row } = await requireExact(ctx, key, query);
+export async function replaceSecret(ctx: RequestContext, key: string, target: TierInput, body: unknown): Promise<SecretView> {
+  const { tier, row } = await requireExact(ctx, key, target);
   const input = parseInput(body, 'secret_type', key);
   const { type, sealed } = await prepareValue(ctx, tier, input);
   const who = actor(ctx);
@@ -206,8 +212,8 @@ export async function replaceSecret(ctx: RequestContext, key: string, query: Que
 }
 
 /** DELETE /api/secrets/{key}/ (`?app=` for the app tier). */
-export async function deleteSecret(ctx: RequestContext, key: string, query: Query): Promise<{ message: string; detail: string }> {
-  const { tier, row } = await requireExact(ctx, key, query);
+export async function deleteSecret(ctx: RequestContext, key: string, target: TierInput): Promise<{ message: string; detail: string }> {
+  const { tier, row } = await requireExact(ctx, key, target);
   const who = actor(ctx);
   await write(ctx, key, tier, async (tx) => {
     await secretRepository.remove(tx, row.id);

@@ -4,7 +4,7 @@
 import type { RequestContext } from '../core/context.js';
 import { isUniqueViolation } from '../core/db.js';
 import { errors, type FieldErrors } from '../core/errors.js';
-import { parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
 import type { AnyDb } from './secret-type.repository.js';
 import { secretsSite } from './secret-type.service.js';
@@ -36,13 +36,13 @@ export async function resolveTags(
 
 const ORDERING = { name: 'name', slug: 'slug', created_at: 'created_at', modified_at: 'modified_at' };
 
-export async function listTags(ctx: RequestContext, query: Query) {
+export async function listTags(ctx: RequestContext, input: ListInput): Promise<ListResult<repo.TagRow>> {
   const site = await secretsSite(ctx, 'secrets:read');
-  const page = parsePage(query);
-  const order = parseOrdering(query, ORDERING, 'name')
+  const page = pageRequest(input);
+  const order = orderBy(input.ordering, ORDERING, 'name')
     .map((o) => `${o.column} ${o.desc ? 'DESC' : 'ASC'}`)
     .join(', ');
-  const { rows, count } = await repo.listTags(ctx.platform.pool, site.id, parseSearch(query), order, page.pageSize, page.offset);
+  const { rows, count } = await repo.listTags(ctx.platform.pool, site.id, searchTerm(input.search), order, page.pageSize, page.offset);
   return { page, count, items: rows };
 }
 

@@ -1,4 +1,5 @@
 // REST routes of secret tags (seed 2 "Secrets: types, secrets, tags"). Adapters only.
+import { listInputFromQuery } from '../core/listing.js';
 import type { RouteSpec } from '../core/rest.js';
 import { itemsPage } from './secret-types.routes.js';
 import { createTag, deleteTag, getTag, listTags, updateTag, type TagRow } from './tag.service.js';
@@ -26,7 +27,9 @@ function route(method: RouteSpec['method'], path: string, summary: string, handl
 }
 
 export const tagsRoutes: RouteSpec[] = [
-  route('GET', '/tags/', 'Secret tags of the site', async (ctx, i) => itemsPage(ctx, i, await listTags(ctx, i.query), toTagView)),
+  route('GET', '/tags/', 'Secret tags of the site', async (ctx, i) =>
+    itemsPage(ctx, i, await listTags(ctx, listInputFromQuery(i.query)), toTagView),
+  ),
   route('POST', '/tags/', 'Create a tag', async (ctx, i) => toTagView(await createTag(ctx, i.body)), 201),
   route('GET', '/tags/:slug/', 'One tag', async (ctx, i) => toTagView(await getTag(ctx, i.params.slug))),
   route('PUT', '/tags/:slug/', 'Replace a tag', async (ctx, i) => toTagView(await updateTag(ctx, i.params.slug, i.body, false))),

@@ -3,7 +3,7 @@
 import { apiKeyFormat } from './api-key-format.js';
 import type { RequestContext } from '../core/context.js';
 import { errors, type FieldErrors } from '../core/errors.js';
-import { parsePage, type Query } from '../core/listing.js';
+import { pageRequest, type ListInput } from '../core/listing.js';
 import { isUuid } from '../core/slug.js';
 import { requireSiteAdmin, resolveApp } from './app.service.js';
 import type { AppRow } from './app.repository.js';
@@ -49,9 +49,9 @@ async function appForKeys(ctx: RequestContext, appRef: string): Promise<{ app: A
   return { app, organizationId: site.organizationId };
 }
 
-export async function listApiKeys(ctx: RequestContext, appRef: string, query: Query) {
+export async function listApiKeys(ctx: RequestContext, appRef: string, input: ListInput) {
   const { app } = await appForKeys(ctx, appRef);
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const where = { appId: app.id };
   const [rows, count] = await Promise.all([
     ctx.platform.prisma.apiKey.findMany({

@@ -3,7 +3,7 @@
 import type { RequestContext, SiteRef } from '../core/context.js';
 import { isUniqueViolation } from '../core/db.js';
 import { errors, type FieldErrors } from '../core/errors.js';
-import { parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { isUuid, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { accessPredicate, can } from './access.service.js';
 import { appRepository, type AppRow } from './app.repository.js';
@@ -138,18 +138,18 @@ function parseAppInput(body: unknown, requireName: boolean): { name?: string; de
 
 const ORDERING = { name: 'name', slug: 'slug', created_at: 'created_at', updated_at: 'updated_at' };
 
-export async function listApps(ctx: RequestContext, query: Query) {
+export async function listApps(ctx: RequestContext, input: ListInput): Promise<ListResult<AppRow>> {
   const site = await requireSiteAccess(ctx);
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const { rows, count } = await appRepository.list(
     ctx.platform.pool,
     {
       access: { sql: 'TRUE', params: [] },
       siteId: site.id,
       appId: ctx.principal.kind === 'api_key' ? ctx.principal.appId : undefined,
-      search: parseSearch(query),
+      search: searchTerm(input.search),
     },
-    parseOrdering(query, ORDERING, 'name'),
+    orderBy(input.ordering, ORDERING, 'name'),
     page,
   );
   return { page, count, items: rows };

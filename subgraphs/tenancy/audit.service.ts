@@ -2,7 +2,7 @@
 // trail, with filters.
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { param, parseBool, parsePage, type Query } from '../core/listing.js';
+import { pageRequest, type ListInput, type ListResult } from '../core/listing.js';
 import { auditRepository, type AuditFilter, type AuditRow } from './audit.repository.js';
 import { requireOrganization } from './organization.service.js';
 
@@ -13,31 +13,51 @@ export type AuditView = Omit<AuditRow, 'created_at'> & { created_at: string };
 
 export const toAuditView = (r: AuditRow): AuditView => ({ ...r, created_at: r.created_at.toISOString() });
 
-function filters(query: Query): AuditFilter {
-  const text = (name: string) => {
-    const v = param(query, name)?.trim();
+/** Audit filters (exact matches, at most 100 characters each). */
+export interface AuditListInput extends Omit<ListInput, 'search' | 'ordering'> {
+  objectType?: string | null;
+  objectId?: string | null;
+  action?: string | null;
+  actor?: string | null;
+}
+
+function filters(input: AuditListInput): AuditFilter {
+  const text = (value: string | null | undefined, name: string) => {
+    const v = value?.trim();
     if (v && v.length > 100) throw errors.field(name, 'At most 100 characters.');
     return v || undefined;
   };
-  return { objectType: text('object_type'), objectId: text('object_id'), action: text('action'), actor: text('actor') };
+  return {
+    objectType: text(input.objectType, 'object_type'),
+    objectId: text(input.objectId, 'object_id'),
+    action: text(input.action, 'action'),
+    actor: text(input.actor, 'actor'),
+  };
 }
 
-/** `GET /api/organizations/{org}/audit/` (`?include_deleted=true` reads a deleted organization's). */
-export async function listOrganizationAudit(ctx: RequestContext, orgRef: string, query: Query) {
-  const includeDeleted = parseBool(query, 'include_deleted') ?? false;
+/** An organization's trail (`includeDeleted` reads a deleted organization's). */
+export async function listOrganizationAudit(
+  ctx: RequestContext,
+  orgRef: string,
+  input: AuditListInput & { includeDeleted?: boolean | null },
+): Promise<ListResult<AuditView>> {
+  const includeDeleted = input.includeDeleted ?? false;
   const org = await requireOrganization(ctx, orgRef, { permission: 'manage_organization', includeDeleted });
-  const page = parsePage(query);
-  const { rows, count } = await auditRepository.list(ctx.platform.pool, { ...filters(query), organizationId: org.id }, page);
+  const page = pageRequest(input);
+  const { rows, count } = await auditRepository.list(ctx.platform.pool, { ...filters(input), organizationId: org.id }, page);
   return { page, count, items: rows.map(toAuditView) };
 }
 
-/** `GET /api/audit/`: every entry, staff only; `?organization=` narrows to one (slug or UUID). */
-export async function listAudit(ctx: RequestContext, query: Query) {
+/** Every entry, staff only; `organization` narrows to one (slug or UUID). */
+export async function listAudit(
+  ctx: RequestContext,
+  input: AuditListInput & { organization?: string | null },
+): Promise<ListResult<AuditView>> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   if (ctx.principal.kind !== 'user' || !(ctx.principal.isStaff || ctx.principal.isSuperuser)) throw errors.permissionDenied();
-  const page = parsePage(query);
-  const orgRef = param(query, 'organization');
+  const page = pageRequest(input);
+  const orgRef = input.organization;
   const organizationId = orgRef ? (await requireOrganization(ctx, orgRef, { includeDeleted: true })).id : undefined;
-  const { rows, count } = await auditRepository.list(ctx.platform.pool, { ...filters(query), organizationId }, page);
+  const { rows, count } = await auditRepository.list(ctx.platform.pool, { ...filters(input), organizationId }, page);
   return { page, count, items: rows.map(toAuditView) };
 }

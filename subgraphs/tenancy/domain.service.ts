@@ -3,7 +3,7 @@
 // tenant cache, so requests on them see the change at once.
 import type { RequestContext } from '../core/context.js';
 import { errors, type FieldErrors } from '../core/errors.js';
-import { parsePage, type Query } from '../core/listing.js';
+import { pageRequest, type ListInput, type ListResult } from '../core/listing.js';
 import { slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { isUniqueViolation } from '../core/db.js';
 import { audit } from './audit-log.js';
@@ -72,9 +72,9 @@ async function findDomain(ctx: RequestContext, site: SiteRow, ref: string): Prom
 
 const hostTaken = (host: string) => errors.conflict(`The host "${host}" already belongs to a site.`, { domain: ['Already in use.'] });
 
-export async function listDomains(ctx: RequestContext, siteRef: string, query: Query) {
+export async function listDomains(ctx: RequestContext, siteRef: string, input: ListInput): Promise<ListResult<DomainRow>> {
   const site = await getSite(ctx, siteRef);
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const { rows, count } = await siteRepository.listDomains(ctx.platform.pool, site.id, page);
   return { page, count, items: rows };
 }

@@ -10,7 +10,7 @@
 // in every process: there is no permission cache to invalidate.
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { parseOrdering, parsePage, parseSearch, param, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
 import { accessPredicate, can, rightsChanged } from './access.service.js';
 import { audit } from './audit-log.js';
@@ -49,16 +49,23 @@ function visibleTo(ctx: RequestContext, extra: Partial<GroupFilter> = {}): Group
   return { orgAccess: accessPredicate(ctx, 'view_organization', 'organization', 'o'), callerId: me.userId, ...extra };
 }
 
-export async function listGroups(ctx: RequestContext, query: Query) {
+export interface GroupListInput extends ListInput {
+  /** platform or organization. */
+  scope?: string | null;
+  /** Groups of this organization (slug or UUID). */
+  organizationSlug?: string | null;
+}
+
+export async function listGroups(ctx: RequestContext, input: GroupListInput): Promise<ListResult<GroupRecord>> {
   const filter = visibleTo(ctx);
-  const page = parsePage(query);
-  const order = parseOrdering(query, ORDERING, 'name');
-  const scope = param(query, 'scope')?.trim();
+  const page = pageRequest(input);
+  const order = orderBy(input.ordering, ORDERING, 'name');
+  const scope = input.scope?.trim();
   if (scope && !SCOPES.includes(scope)) throw errors.field('scope', 'Use "platform" or "organization".');
-  const org = param(query, 'organization_slug')?.trim();
+  const org = input.organizationSlug?.trim();
   const { rows, count } = await groupRepository.list(
     ctx.platform.pool,
-    { ...filter, search: parseSearch(query), scope: scope || undefined, organization: org ? slugOrUuid(org) : undefined },
+    { ...filter, search: searchTerm(input.search), scope: scope || undefined, organization: org ? slugOrUuid(org) : undefined },
     order,
     page,
   );

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { param, parsePage, type Query } from '../core/listing.js';
+import { pageRequest, type ListInput, type ListResult } from '../core/listing.js';
 import { isUuid } from '../core/slug.js';
 import { validate } from '../core/validate.js';
 import { audit } from './audit-log.js';
@@ -174,10 +174,19 @@ export async function createInvitation(ctx: RequestContext, orgRef: string, inpu
   return { ...toInvitationView(row), token };
 }
 
-export async function listInvitations(ctx: RequestContext, orgRef: string, query: Query) {
+export interface InvitationListInput extends Omit<ListInput, 'search' | 'ordering'> {
+  /** One of STATUSES. */
+  status?: string | null;
+}
+
+export async function listInvitations(
+  ctx: RequestContext,
+  orgRef: string,
+  input: InvitationListInput,
+): Promise<ListResult<InvitationView>> {
   const org = await requireOrganization(ctx, orgRef, { permission: 'invite_members' });
-  const page = parsePage(query);
-  const status = param(query, 'status') || undefined;
+  const page = pageRequest(input);
+  const status = input.status || undefined;
   if (status && !STATUSES.includes(status as InvitationStatus)) throw errors.field('status', `Use one of: ${STATUSES.join(', ')}.`);
   const { rows, count } = await invitationRepository.list(ctx.platform.pool, org.id, status as InvitationStatus | undefined, page);
   return { page, count, items: rows.map(toInvitationView) };

@@ -3,7 +3,7 @@
 // organization always keeps at least one owner.
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { param, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
 import { validate } from '../core/validate.js';
 import { can, rightsChanged } from './access.service.js';
@@ -39,13 +39,18 @@ export function checkPermissions(field: string, list: string[], allowed: Readonl
   return [...new Set(list)].sort();
 }
 
-export async function listMembers(ctx: RequestContext, orgRef: string, query: Query) {
+export interface MemberListInput extends ListInput {
+  /** owner or member. */
+  role?: string | null;
+}
+
+export async function listMembers(ctx: RequestContext, orgRef: string, input: MemberListInput): Promise<ListResult<MemberView>> {
   const org = await requireOrganization(ctx, orgRef);
-  const page = parsePage(query);
-  const order = parseOrdering(query, ORDERING, 'username');
-  const role = param(query, 'role');
+  const page = pageRequest(input);
+  const order = orderBy(input.ordering, ORDERING, 'username');
+  const role = input.role ?? undefined;
   if (role && !(ROLES as readonly string[]).includes(role)) throw errors.field('role', 'Use owner or member.');
-  const { rows, count } = await memberRepository.list(ctx.platform.pool, org.id, { search: parseSearch(query), role }, order, page);
+  const { rows, count } = await memberRepository.list(ctx.platform.pool, org.id, { search: searchTerm(input.search), role }, order, page);
   return { page, count, items: rows.map(toMemberView) };
 }
 

@@ -3,7 +3,7 @@
 // entry share one transaction.
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { parseBool, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { isValidSlug, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { validate } from '../core/validate.js';
 import { accessPredicate, can } from './access.service.js';
@@ -50,14 +50,20 @@ function visibility(ctx: RequestContext, includeDeleted: boolean): Pick<Organiza
   return { access, deletedAccess: accessPredicate(ctx, 'delete_organization', 'organization', 'o', access.params.length + 1) };
 }
 
-export async function listOrganizations(ctx: RequestContext, query: Query) {
+export interface OrganizationListInput extends ListInput {
+  /** Also the soft-deleted organizations the caller could delete or restore. */
+  includeDeleted?: boolean | null;
+  isActive?: boolean | null;
+}
+
+export async function listOrganizations(ctx: RequestContext, input: OrganizationListInput): Promise<ListResult<OrganizationView>> {
   requireUser(ctx);
-  const page = parsePage(query);
-  const order = parseOrdering(query, ORDERING, 'name');
-  const includeDeleted = parseBool(query, 'include_deleted') ?? false;
+  const page = pageRequest(input);
+  const order = orderBy(input.ordering, ORDERING, 'name');
+  const includeDeleted = input.includeDeleted ?? false;
   const { rows, count } = await organizationRepository.list(
     ctx.platform.pool,
-    { ...visibility(ctx, includeDeleted), search: parseSearch(query), isActive: parseBool(query, 'is_active') },
+    { ...visibility(ctx, includeDeleted), search: searchTerm(input.search), isActive: input.isActive ?? undefined },
     order,
     page,
   );
@@ -87,9 +93,13 @@ export async function requireOrganization(ctx: RequestContext, ref: string, opts
   return row;
 }
 
-/** One organization by slug or UUID; `?include_deleted=true` finds a soft-deleted one too. */
-export async function getOrganization(ctx: RequestContext, ref: string, query: Query = {}): Promise<OrganizationView> {
-  const includeDeleted = parseBool(query, 'include_deleted') ?? false;
+/** One organization by slug or UUID; `includeDeleted` finds a soft-deleted one too. */
+export async function getOrganization(
+  ctx: RequestContext,
+  ref: string,
+  opts: { includeDeleted?: boolean } = {},
+): Promise<OrganizationView> {
+  const includeDeleted = opts.includeDeleted ?? false;
   return toOrganizationView(await requireOrganization(ctx, ref, { includeDeleted }));
 }
 

@@ -3,7 +3,7 @@
 import type { RestInput, RouteSpec } from '../core/rest.js';
 import { RestResult } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
-import { toPage } from '../core/listing.js';
+import { listInputFromQuery, parseBool, toPage, type ListResult } from '../core/listing.js';
 import { listAudit, listOrganizationAudit } from './audit.service.js';
 import { acceptInvitation, declineInvitation, getInvitationByToken } from './invitation-response.service.js';
 import { createInvitation, listInvitations, resendInvitation, revokeInvitation } from './invitation.service.js';
@@ -23,11 +23,13 @@ const route = (s: Spec): RouteSpec => ({ scope: 'console', auth: 'required', mod
 
 /** A list service's answer as the console's page `{count, next, previous, results}`. */
 const paged =
-  (list: (ctx: RequestContext, input: RestInput) => Promise<{ page: Parameters<typeof toPage>[1]; count: number; items: unknown[] }>) =>
-  async (ctx: RequestContext, input: RestInput) => {
+  (list: (ctx: RequestContext, input: RestInput) => Promise<ListResult<unknown>>) => async (ctx: RequestContext, input: RestInput) => {
     const { page, count, items } = await list(ctx, input);
     return toPage(ctx.baseUrl + input.url, page, count, items);
   };
+
+/** The audit trail's filters (`?object_type&object_id&action&actor`). */
+const AUDIT_FILTERS = { object_type: 'string', object_id: 'string', action: 'string', actor: 'string' } as const;
 
 // Token-bearing answers must not be stored by browsers or proxies.
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -37,7 +39,9 @@ const organizations: RouteSpec[] = [
     method: 'GET',
     path: '/organizations/',
     summary: 'List organizations the caller can view',
-    handler: paged((ctx, input) => listOrganizations(ctx, input.query)),
+    handler: paged((ctx, input) =>
+      listOrganizations(ctx, listInputFromQuery(input.query, { include_deleted: 'boolean', is_active: 'boolean' })),
+    ),
   }),
   route({
     method: 'POST',
@@ -49,7 +53,7 @@ const organizations: RouteSpec[] = [
     method: 'GET',
     path: '/organizations/:org/',
     summary: 'One organization by slug or UUID',
-    handler: (ctx, input) => getOrganization(ctx, input.params.org, input.query),
+    handler: (ctx, input) => getOrganization(ctx, input.params.org, { includeDeleted: parseBool(input.query, 'include_deleted') }),
   }),
   route({
     method: 'PUT',
@@ -83,7 +87,7 @@ const members: RouteSpec[] = [
     method: 'GET',
     path: '/organizations/:org/members/',
     summary: 'Members of an organization',
-    handler: paged((ctx, input) => listMembers(ctx, input.params.org, input.query)),
+    handler: paged((ctx, input) => listMembers(ctx, input.params.org, listInputFromQuery(input.query, { role: 'string' }))),
   }),
   route({
     method: 'GET',
@@ -110,7 +114,7 @@ const invitations: RouteSpec[] = [
     method: 'GET',
     path: '/organizations/:org/invitations/',
     summary: 'Invitations of an organization',
-    handler: paged((ctx, input) => listInvitations(ctx, input.params.org, input.query)),
+    handler: paged((ctx, input) => listInvitations(ctx, input.params.org, listInputFromQuery(input.query, { status: 'string' }))),
   }),
   route({
     method: 'POST',
@@ -161,13 +165,15 @@ const auditTrail: RouteSpec[] = [
     method: 'GET',
     path: '/organizations/:org/audit/',
     summary: "An organization's audit trail",
-    handler: paged((ctx, input) => listOrganizationAudit(ctx, input.params.org, input.query)),
+    handler: paged((ctx, input) =>
+      listOrganizationAudit(ctx, input.params.org, listInputFromQuery(input.query, { ...AUDIT_FILTERS, include_deleted: 'boolean' })),
+    ),
   }),
   route({
     method: 'GET',
     path: '/audit/',
     summary: 'The whole audit trail (staff)',
-    handler: paged((ctx, input) => listAudit(ctx, input.query)),
+    handler: paged((ctx, input) => listAudit(ctx, listInputFromQuery(input.query, { ...AUDIT_FILTERS, organization: 'string' }))),
   }),
 ];
 

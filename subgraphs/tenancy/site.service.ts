@@ -4,7 +4,7 @@
 import type { RequestContext } from '../core/context.js';
 import { isUniqueViolation } from '../core/db.js';
 import { errors, type FieldErrors } from '../core/errors.js';
-import { parseBool, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { isUuid, nextFreeSlug, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { accessPredicate, can } from './access.service.js';
 import { audit } from './audit-log.js';
@@ -45,9 +45,9 @@ export async function requireSite(ctx: RequestContext, uuid: string, permission?
   return row;
 }
 
-export async function listSiteDomains(ctx: RequestContext, siteUuid: string, query: Query) {
+export async function listSiteDomains(ctx: RequestContext, siteUuid: string, input: ListInput): Promise<ListResult<DomainRow>> {
   const site = await requireSite(ctx, siteUuid);
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const { rows, count } = await siteRepository.listDomains(ctx.platform.pool, site.id, page);
   return { page, count, items: rows };
 }
@@ -175,12 +175,18 @@ export async function forgetHosts(ctx: RequestContext, siteId: number): Promise<
 
 const ORDERING = { name: 'name', slug: 'slug', environment: 'environment', created_at: 'created_at', updated_at: 'updated_at' };
 
-/** `GET /api/sites/` and `GET /api/organizations/{org}/sites/`. */
-export async function listSites(ctx: RequestContext, query: Query, orgRef?: string) {
+export interface SiteListInput extends ListInput {
+  /** Also the soft-deleted sites the caller could delete (staff, owners, manage_site). */
+  includeDeleted?: boolean | null;
+  isActive?: boolean | null;
+}
+
+/** Sites the caller can view, or (with `orgRef`) one organization's. */
+export async function listSites(ctx: RequestContext, input: SiteListInput, orgRef?: string): Promise<ListResult<SiteRow>> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
-  const page = parsePage(query);
-  const order = parseOrdering(query, ORDERING, 'name');
-  const includeDeleted = parseBool(query, 'include_deleted') ?? false;
+  const page = pageRequest(input);
+  const order = orderBy(input.ordering, ORDERING, 'name');
+  const includeDeleted = input.includeDeleted ?? false;
   const org = orgRef === undefined ? undefined : await getOrganization(ctx, orgRef);
   // Deleted sites are listed to those who could delete them: staff, owners, manage_site.
   const { rows, count } = await siteRepository.list(
@@ -189,8 +195,8 @@ export async function listSites(ctx: RequestContext, query: Query, orgRef?: stri
       access: accessPredicate(ctx, includeDeleted ? 'manage_site' : 'view_site', 'site', 's'),
       includeDeleted,
       organizationId: org?.id,
-      search: parseSearch(query),
-      isActive: parseBool(query, 'is_active'),
+      search: searchTerm(input.search),
+      isActive: input.isActive ?? undefined,
     }),
     order,
     page,
@@ -291,9 +297,9 @@ export async function updateSite(ctx: RequestContext, ref: string, body: unknown
 }
 
 /** Soft delete (cascading to domains), or with `purge=true` (superusers) drop schema and row. */
-export async function deleteSite(ctx: RequestContext, ref: string, query: Query): Promise<void> {
+export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge?: boolean } = {}): Promise<void> {
   requireUserCaller(ctx);
-  const purge = parseBool(query, 'purge') ?? false;
+  const purge = opts.purge ?? false;
   const site = purge ? await getSiteForDeletion(ctx, ref) : await getSite(ctx, ref);
   const scope = { organizationId: site.organizationId, siteId: site.id };
   const hosts = await siteRepository.hosts(ctx.platform.pool, site.id);

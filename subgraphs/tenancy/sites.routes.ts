@@ -2,7 +2,7 @@
 // each calls one service function and shapes its answer.
 import type { RestInput, RouteSpec } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
-import { toPage } from '../core/listing.js';
+import { listInputFromQuery, parseBool, toPage, type ListResult, type Query } from '../core/listing.js';
 import { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from './api-key-admin.service.js';
 import { createApp, deleteApp, listApps, resolveApp, restoreApp, toAppView, toAppViews, updateApp } from './app.service.js';
 import { createDomain, deleteDomain, getDomain, listDomains, toDomainView, updateDomain } from './domain.service.js';
@@ -41,12 +41,11 @@ export const toSiteView = (s: SiteRow): SiteView => ({
   updated_at: s.updatedAt.toISOString(),
 });
 
-const page = <S, T>(
-  ctx: RequestContext,
-  input: RestInput,
-  r: { page: Parameters<typeof toPage>[1]; count: number; items: S[] },
-  view: (s: S) => T,
-) => toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(view));
+const page = <S, T>(ctx: RequestContext, input: RestInput, r: ListResult<S>, view: (s: S) => T) =>
+  toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(view));
+
+/** `?page&page_size&search&ordering&include_deleted&is_active` as the typed site list input. */
+const siteListInput = (query: Query) => listInputFromQuery(query, { include_deleted: 'boolean', is_active: 'boolean' });
 
 function route(
   method: RouteSpec['method'],
@@ -62,13 +61,13 @@ function route(
 export const sitesRoutes: RouteSpec[] = [
   // Sites
   route('GET', '/organizations/:org/sites/', 'console', 'Sites of an organization', async (ctx, i) =>
-    page(ctx, i, await listSites(ctx, i.query, i.params.org), toSiteView),
+    page(ctx, i, await listSites(ctx, siteListInput(i.query), i.params.org), toSiteView),
   ),
   route('POST', '/organizations/:org/sites/', 'console', 'Create a site (with its schema and primary domain)', async (ctx, i) =>
     toSiteView(await createSite(ctx, i.params.org, i.body)),
   ),
   route('GET', '/sites/', 'console', 'Sites the caller can view', async (ctx, i) =>
-    page(ctx, i, await listSites(ctx, i.query), toSiteView),
+    page(ctx, i, await listSites(ctx, siteListInput(i.query)), toSiteView),
   ),
   route('GET', '/sites/config/', 'site', 'Configuration of the site served at this host', (ctx) => getSiteConfig(ctx)),
   route('GET', '/sites/:site/', 'console', 'One site by slug or UUID', async (ctx, i) => toSiteView(await getSite(ctx, i.params.site))),
@@ -79,7 +78,7 @@ export const sitesRoutes: RouteSpec[] = [
     toSiteView(await updateSite(ctx, i.params.site, i.body, true)),
   ),
   route('DELETE', '/sites/:site/', 'console', 'Soft-delete a site (purge=true: superusers drop it)', (ctx, i) =>
-    deleteSite(ctx, i.params.site, i.query),
+    deleteSite(ctx, i.params.site, { purge: parseBool(i.query, 'purge') }),
   ),
   {
     ...route('POST', '/sites/:site/restore/', 'console', 'Restore a deleted site', async (ctx, i) =>
@@ -90,7 +89,7 @@ export const sitesRoutes: RouteSpec[] = [
 
   // Domains
   route('GET', '/sites/:site/domains/', 'console', 'Domains of a site', async (ctx, i) =>
-    page(ctx, i, await listDomains(ctx, i.params.site, i.query), toDomainView),
+    page(ctx, i, await listDomains(ctx, i.params.site, listInputFromQuery(i.query)), toDomainView),
   ),
   route('POST', '/sites/:site/domains/', 'console', 'Add a domain to a site', async (ctx, i) =>
     toDomainView(await createDomain(ctx, i.params.site, i.body)),
@@ -107,7 +106,7 @@ export const sitesRoutes: RouteSpec[] = [
 
   // Apps (tenant host)
   route('GET', '/apps/', 'site', 'Apps of this site', async (ctx, i) => {
-    const r = await listApps(ctx, i.query);
+    const r = await listApps(ctx, listInputFromQuery(i.query));
     return toPage(ctx.baseUrl + i.url, r.page, r.count, await toAppViews(ctx, r.items));
   }),
   route('POST', '/apps/', 'site', 'Create an app', async (ctx, i) => toAppView(ctx, await createApp(ctx, i.body))),
@@ -130,7 +129,7 @@ export const sitesRoutes: RouteSpec[] = [
     '/apps/:app/api-keys/',
     'site',
     'API keys of an app (never the keys themselves)',
-    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, i.query), toApiKeyView),
+    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, listInputFromQuery(i.query)), toApiKeyView),
     'auth',
   ),
   route(

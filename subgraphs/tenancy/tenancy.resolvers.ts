@@ -4,7 +4,7 @@ import type { ResolverMap } from '../core/graphql/resolvers.js';
 import DataLoader from 'dataloader';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { RequestContext } from '../core/context.js';
-import { pageQuery, perRequest, toConnection, type PageArgs, type SubgraphContext } from '../core/graphql/context.js';
+import { perRequest, toConnection, type PageArgs, type SubgraphContext } from '../core/graphql/context.js';
 import { findApps, getApp, type AppRow } from './app.service.js';
 import { getOrganization, listOrganizations, type OrganizationView } from './organization.service.js';
 import type { OrganizationRow } from './organization.repository.js';
@@ -83,7 +83,7 @@ export const tenancyResolvers: ResolverMap = {
   Query: {
     me: (_p, _a, { ctx }) => getMe(ctx).then(userFromView),
     organization: (_p, args: { slug: string }, { ctx }) => getOrganization(ctx, args.slug).then(orgFromView),
-    organizations: (_p, args: PageArgs, { ctx }) => listOrganizations(ctx, pageQuery(args)).then((r) => toConnection(r, orgFromView)),
+    organizations: (_p, args: PageArgs, { ctx }) => listOrganizations(ctx, args).then((r) => toConnection(r, orgFromView)),
     site: (_p, args: { slug: string }, { ctx }) => getSite(ctx, args.slug).then(siteFromRow),
     app: (_p, args: { slug: string }, { ctx }) => getApp(ctx, args.slug).then(appFromRow),
   },
@@ -97,8 +97,7 @@ export const tenancyResolvers: ResolverMap = {
     __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).sites.load(ref.id).then(orNull(siteFromRow)),
     // Null when the caller sees the site through a grant on it but cannot view its organization.
     organization: (site: SiteRow, _a, c) => loaders(c).organizations.load(site.organizationUuid).then(orNull(orgFromRow)),
-    domains: (site: Ref, args: PageArgs, { ctx }) =>
-      listSiteDomains(ctx, site.id, pageQuery(args)).then((r) => toConnection(r, domainFromRow)),
+    domains: (site: Ref, args: PageArgs, { ctx }) => listSiteDomains(ctx, site.id, args).then((r) => toConnection(r, domainFromRow)),
   },
   Domain: {
     __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).domains.load(ref.id).then(orNull(domainFromRow)),

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { RequestContext, UserPrincipal } from '../core/context.js';
 import type { Tx } from '../core/db.js';
 import { errors } from '../core/errors.js';
-import { parseBool, parseOrdering, parsePage, parseSearch, param, type Query } from '../core/listing.js';
+import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
 import { audit } from './audit-log.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -165,15 +165,23 @@ function visibility(ctx: RequestContext, includeDeleted = false): Pick<UserFilte
   return { viewerId: operator ? null : me.userId, includeDeleted: operator && includeDeleted };
 }
 
-export async function listUsers(ctx: RequestContext, query: Query) {
-  const vis = visibility(ctx, parseBool(query, 'include_deleted'));
-  const page = parsePage(query);
-  const order = parseOrdering(query, ORDERING, 'username');
-  const org = param(query, 'organization_slug')?.trim();
+export interface UserListInput extends ListInput {
+  /** Also soft-deleted accounts (staff only; ignored for others). */
+  includeDeleted?: boolean | null;
+  isActive?: boolean | null;
+  /** Members of this organization (slug or UUID). */
+  organizationSlug?: string | null;
+}
+
+export async function listUsers(ctx: RequestContext, input: UserListInput): Promise<ListResult<UserView>> {
+  const vis = visibility(ctx, input.includeDeleted ?? undefined);
+  const page = pageRequest(input);
+  const order = orderBy(input.ordering, ORDERING, 'username');
+  const org = input.organizationSlug?.trim();
   const filter: UserFilter = {
     ...vis,
-    search: parseSearch(query),
-    isActive: parseBool(query, 'is_active'),
+    search: searchTerm(input.search),
+    isActive: input.isActive ?? undefined,
     organization: org ? slugOrUuid(org) : undefined,
   };
   const { rows, count } = await userRepository.list(ctx.platform.pool, filter, order, page);
@@ -190,8 +198,8 @@ export async function findVisibleUser(ctx: RequestContext, ref: string, includeD
   return user;
 }
 
-export async function getUser(ctx: RequestContext, ref: string, query: Query = {}): Promise<UserView> {
-  return toUserView(await findVisibleUser(ctx, ref, parseBool(query, 'include_deleted') ?? false));
+export async function getUser(ctx: RequestContext, ref: string, opts: { includeDeleted?: boolean } = {}): Promise<UserView> {
+  return toUserView(await findVisibleUser(ctx, ref, opts.includeDeleted ?? false));
 }
 
 /** The target of a change: visible (else 404) and the caller's own or the caller is staff (else 403). */

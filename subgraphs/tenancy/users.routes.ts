@@ -1,7 +1,7 @@
 // REST routes of the users area: users, profiles, groups and the permission catalogue
 // (seed 1 "Users, groups, permissions"; DECISIONS §4). Adapters only: each calls one service.
 import type { RouteSpec } from '../core/rest.js';
-import { toPage } from '../core/listing.js';
+import { listInputFromQuery, parseBool, toPage } from '../core/listing.js';
 import {
   addGroupMember,
   createGroup,
@@ -36,7 +36,10 @@ export const usersRoutes: RouteSpec[] = [
     path: '/users/',
     summary: 'Users the caller can see (staff: all; others: themselves and fellow members)',
     handler: async (ctx, input) => {
-      const { page, count, items } = await listUsers(ctx, input.query);
+      const { page, count, items } = await listUsers(
+        ctx,
+        listInputFromQuery(input.query, { include_deleted: 'boolean', is_active: 'boolean', organization_slug: 'string' }),
+      );
       return toPage(ctx.baseUrl + input.url, page, count, items);
     },
   }),
@@ -45,7 +48,7 @@ export const usersRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/users/:user/',
     summary: 'One user by slug or UUID',
-    handler: (ctx, input) => getUser(ctx, input.params.user, input.query),
+    handler: (ctx, input) => getUser(ctx, input.params.user, { includeDeleted: parseBool(input.query, 'include_deleted') }),
   }),
   route({
     method: 'PUT',
@@ -90,7 +93,10 @@ export const usersRoutes: RouteSpec[] = [
     path: '/groups/',
     summary: 'Groups the caller can see',
     handler: async (ctx, input) => {
-      const { page, count, items } = await listGroups(ctx, input.query);
+      const { page, count, items } = await listGroups(
+        ctx,
+        listInputFromQuery(input.query, { scope: 'string', organization_slug: 'string' }),
+      );
       return toPage(ctx.baseUrl + input.url, page, count, items.map(toGroupView));
     },
   }),
@@ -142,7 +148,7 @@ export const usersRoutes: RouteSpec[] = [
     path: '/permissions/',
     summary: 'The permission catalogue',
     handler: async (ctx, input) => {
-      const { page, count, items } = await listPermissions(ctx, input.query);
+      const { page, count, items } = await listPermissions(ctx, listInputFromQuery(input.query, { resource: 'string' }));
       return toPage(ctx.baseUrl + input.url, page, count, items);
     },
   }),

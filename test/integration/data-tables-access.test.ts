@@ -50,7 +50,7 @@ beforeAll(async () => {
   const r = await createSchema(ctxOf(userOf(owner)), 'web', {
     resources: [{ name: 'items', schema: { fields: [{ name: 'a', type: 'string' }] } }],
   });
-  expect(r.status).toBe(201);
+  expect(r.created).toBe(1);
 });
 afterAll(() => t.close());
 
@@ -116,7 +116,7 @@ describe('loadTable', () => {
     const ctx = ctxOf(userOf(owner));
     const pkg = { resources: [{ name: 'race', schema: { fields: [{ name: 'a', type: 'string', constraints: { unique: true } }] } }] };
     const results = await Promise.all([createSchema(ctx, 'web', pkg), createSchema(ctx, 'web', pkg), createSchema(ctx, 'other', pkg)]);
-    expect(results.map((r) => r.status).sort()).toEqual([200, 201, 201]);
+    expect(results.map((r) => r.created).sort()).toEqual([0, 1, 1]);
     const { rows } = await t.platform.pool.query(`SELECT name, version FROM datatables WHERE name = 'race' ORDER BY app_id`);
     expect(rows).toEqual([
       { name: 'race', version: 1 },

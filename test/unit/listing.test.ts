@@ -4,11 +4,15 @@ import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE,
   MAX_PAGE_SIZE,
+  listInputFromQuery,
+  orderBy,
+  pageRequest,
   param,
   parseBool,
   parseOrdering,
   parsePage,
   parseSearch,
+  searchTerm,
   toPage,
 } from '../../subgraphs/core/listing.js';
 
@@ -165,5 +169,51 @@ describe('parseSearch and param', () => {
   test('param takes the last of repeated values', () => {
     expect(param({ a: ['1', '2'] }, 'a')).toBe('2');
     expect(param({}, 'a')).toBeUndefined();
+  });
+});
+
+describe('typed list input', () => {
+  test('listInputFromQuery: page, page_size, search, ordering and the allowed filters, camelCased', () => {
+    const input = listInputFromQuery(
+      { page: '2', page_size: '5', search: ' x ', ordering: '-name', is_active: 'no', organization_slug: 'acme', other: 'y' },
+      { is_active: 'boolean', organization_slug: 'string' },
+    );
+    expect(input).toEqual({ page: 2, pageSize: 5, search: ' x ', ordering: '-name', isActive: false, organizationSlug: 'acme' });
+    const typed: { isActive?: boolean; organizationSlug?: string } = input;
+    expect(typed.isActive).toBe(false);
+    expect(listInputFromQuery({})).toEqual({});
+  });
+
+  test('listInputFromQuery: the same field errors as parsePage and parseBool', () => {
+    expect(fieldError(() => listInputFromQuery({ page: '00' })).errors).toEqual({ page: ['"00" is not a positive whole number.'] });
+    expect(fieldError(() => listInputFromQuery({ page_size: 'x' })).errors).toEqual({ page_size: ['"x" is not a positive whole number.'] });
+    expect(fieldError(() => listInputFromQuery({ page: String(MAX_PAGE + 1) })).errors).toEqual({
+      page: [`Page numbers stop at ${MAX_PAGE}.`],
+    });
+    expect(fieldError(() => listInputFromQuery({ purge: 'maybe' }, { purge: 'boolean' })).errors).toEqual({
+      purge: ['"maybe" is not a boolean (use true or false).'],
+    });
+  });
+
+  test('pageRequest holds typed inputs to the same ranges (GraphQL arguments)', () => {
+    expect(pageRequest({})).toEqual({ page: 1, pageSize: DEFAULT_PAGE_SIZE, offset: 0 });
+    expect(pageRequest({ page: null, pageSize: null })).toEqual({ page: 1, pageSize: DEFAULT_PAGE_SIZE, offset: 0 });
+    expect(pageRequest({ page: 3, pageSize: 1000 })).toEqual({ page: 3, pageSize: MAX_PAGE_SIZE, offset: 200 });
+    expect(pageRequest({ pageSize: 1e21 }).pageSize).toBe(MAX_PAGE_SIZE);
+    expect(fieldError(() => pageRequest({ page: 0 })).errors).toEqual({ page: ['"0" is not a positive whole number.'] });
+    expect(fieldError(() => pageRequest({ pageSize: -1 })).errors).toEqual({ page_size: ['"-1" is not a positive whole number.'] });
+    expect(fieldError(() => pageRequest({ page: MAX_PAGE + 1 })).errors).toEqual({ page: [`Page numbers stop at ${MAX_PAGE}.`] });
+    expect(pageRequest({ pageSize: 50 }, { pageSize: 100, max: 100 }).pageSize).toBe(50);
+  });
+
+  test('searchTerm and orderBy: the rules parseSearch and parseOrdering apply to a query', () => {
+    expect(searchTerm('  ')).toBeUndefined();
+    expect(searchTerm(' a ')).toBe('a');
+    expect(fieldError(() => searchTerm('x'.repeat(201))).errors).toEqual({ search: ['Search text is limited to 200 characters.'] });
+    expect(orderBy(undefined, { name: 'name' }, 'name')).toEqual([{ field: 'name', column: 'name', desc: false }]);
+    expect(orderBy('', { name: 'name' }, '-name')).toEqual([{ field: 'name', column: 'name', desc: true }]);
+    expect(fieldError(() => orderBy('__proto__', { name: 'name' }, 'name')).errors).toEqual({
+      ordering: ['Cannot order by "__proto__". Allowed: name.'],
+    });
   });
 });

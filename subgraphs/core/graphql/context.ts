@@ -3,7 +3,7 @@
 // subgraph server builds one per incoming request. Loaders never outlive the request, so no
 // tenant's data is cached beyond it.
 import type { RequestContext } from '../context.js';
-import type { Query } from '../listing.js';
+import type { ListInput, ListResult, Query } from '../listing.js';
 
 export interface SubgraphContext {
   ctx: RequestContext;
@@ -25,15 +25,12 @@ export function perRequest<T>(context: SubgraphContext, name: string, make: (ctx
   return value;
 }
 
-export interface PageArgs {
-  page?: number | null;
-  pageSize?: number | null;
-  search?: string | null;
-}
+/** GraphQL list arguments: already a typed list input (services take them as they are). */
+export type PageArgs = Pick<ListInput, 'page' | 'pageSize' | 'search'>;
 
 /**
- * GraphQL list arguments as the REST query the services already parse, so both transports
- * share one validation (positive numbers, page size clamped to the maximum).
+ * Superseded: services take a typed `ListInput` (core/listing.ts): pass the arguments
+ * straight through. Kept only for modules whose services still parse a REST query.
  */
 export function pageQuery(args: PageArgs): Query {
   const q: Query = {};
@@ -52,7 +49,7 @@ export interface Connection<T> {
 
 /** A service list result (`{page, count, items}`) as a GraphQL connection. */
 export function toConnection<S, T>(
-  result: { page: { page: number; pageSize: number }; count: number; items: S[] },
+  result: Pick<ListResult<S>, 'count' | 'items'> & { page: { page: number; pageSize: number } },
   map: (item: S) => T,
 ): Connection<T> {
   return { items: result.items.map(map), total: result.count, page: result.page.page, pageSize: result.page.pageSize };

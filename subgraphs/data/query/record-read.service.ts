@@ -11,6 +11,7 @@ import { RECORD_TYPES, type SqlText } from '../sql.js';
 import { dataErrors } from '../data-errors.js';
 import { loadTable } from '../table/table-access.js';
 import { filterEntries, parseFilters, type FilterNode, type RelationContext } from './filter.js';
+import type { DeletedMode } from './filter-model.js';
 import { appRelationships } from '../relations/app-relationships.js';
 import { parsePopulate, populate, type PopulateNode } from '../relations/populate.js';
 import { parseDeleted, parsePaging, parseSearch, parseSort, refuseLater, type Paging } from './list-params.js';
@@ -118,21 +119,30 @@ export async function findRecord(
   appRef: string,
   tableName: string,
   id: string,
-  query: Query,
+  deleted: DeletedMode = 'exclude',
+  /** `populate` and its options (REST query parameters); absent: no relationship expanded. */
+  query: Query = {},
 ): Promise<{ table: DataTable; record: DataRecord | null }> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
   const rels = query.populate !== undefined ? await relationContext(ctx, table, query) : undefined;
   const plan = rels ? parsePopulate(table, rels.model, query, rels.maxDepth) : null;
   const key = parseRecordId(table.model, id);
   if (!key) return { table, record: null };
-  const rows = await run(ctx, getSql(table, key, parseDeleted(query)), true);
+  const rows = await run(ctx, getSql(table, key, deleted), true);
   const record = rows.length > 0 ? rowToRecord(table, rows[0]) : null;
   if (record && plan) await populate(ctx, [record], plan.nodes);
   return { table, record };
 }
 
-export async function getRecord(ctx: RequestContext, appRef: string, tableName: string, id: string, query: Query): Promise<DataRecord> {
-  const { record } = await findRecord(ctx, appRef, tableName, id, query);
+export async function getRecord(
+  ctx: RequestContext,
+  appRef: string,
+  tableName: string,
+  id: string,
+  deleted: DeletedMode = 'exclude',
+  query: Query = {},
+): Promise<DataRecord> {
+  const { record } = await findRecord(ctx, appRef, tableName, id, deleted, query);
   if (!record) throw dataErrors.recordNotFound(id);
   return record;
 }

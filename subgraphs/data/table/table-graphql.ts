@@ -4,7 +4,7 @@
 import type { RequestContext } from '../../core/context.js';
 import { prepared } from '../../core/db.js';
 import { isAppError } from '../../core/errors.js';
-import { parsePage, type Query } from '../../core/listing.js';
+import { pageRequest, type ListInput } from '../../core/listing.js';
 import { requireApp } from '../../tenancy/tenancy.api.js';
 import type { DataTable } from '../model/table-model.js';
 import { catalogueRepository } from './catalogue.repository.js';
@@ -50,9 +50,9 @@ async function schemaNameOf(ctx: RequestContext, siteId: number): Promise<string
  * The datatables of app `appId` (UUID), on any host the app is visible from: 404 when the
  * app is not visible to the caller, 403 without `data:read` on its site.
  */
-export async function listTables(ctx: RequestContext, appId: string, query: Query) {
+export async function listTables(ctx: RequestContext, appId: string, input: ListInput) {
   const app = await requireApp(ctx, appId, 'data:read');
-  const page = parsePage(query, { pageSize: 20, max: TABLE_PAGE.max });
+  const page = pageRequest(input, { pageSize: 20, max: TABLE_PAGE.max });
   const schemaName = await schemaNameOf(ctx, app.siteId);
   const { rows, total } = await catalogueRepository.page(ctx.platform.pool, app.id, page.pageSize, page.offset);
   return {
@@ -83,11 +83,11 @@ export async function createSchemaGql(
   pkg: unknown,
   allowDataLoss?: boolean | null,
 ): Promise<DataTableView[]> {
-  const r = await createSchema(ctx, appRef, pkg, allowDataLoss ? { allow_data_loss: 'true' } : {});
+  const r = await createSchema(ctx, appRef, pkg, { allowDataLoss });
   return toViews(ctx, ctx.site!.schemaName, r.tables);
 }
 
 export async function deleteTableGql(ctx: RequestContext, appRef: string, name: string, force?: boolean | null): Promise<boolean> {
-  await deleteTable(ctx, appRef, name, force ? { force: 'true' } : {});
+  await deleteTable(ctx, appRef, name, { force });
   return true;
 }

@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import type { RequestContext } from '../../core/context.js';
 import type { FieldErrors } from '../../core/errors.js';
-import { parseBool, parsePage, type Query } from '../../core/listing.js';
+import { pageRequest, type ListInput, type PageRequest } from '../../core/listing.js';
 import type { AppRow } from '../../tenancy/tenancy.api.js';
 import { dataErrors } from '../data-errors.js';
 import { modelFromStored, normalizeSchema } from '../model/schema-parse.js';
@@ -52,46 +52,49 @@ function schemaOf(ctx: RequestContext): string {
 export const rowCounts = (ctx: RequestContext, tables: DataTable[]) =>
   catalogueRepository.rowCounts(ctx.platform.pool, schemaOf(ctx), tables);
 
-async function views(ctx: RequestContext, tables: DataTable[]): Promise<TableView[]> {
+/** REST views of `tables` with their exact row counts (one statement). */
+export async function tableViews(ctx: RequestContext, tables: DataTable[]): Promise<TableView[]> {
   const counts = await rowCounts(ctx, tables);
   return tables.map((t) => toTableView(t, counts.get(t.id) ?? 0));
 }
 
-/** POST create_schema: 201 when a table was created, 200 when all existed (migrated). */
-export async function createSchema(ctx: RequestContext, appRef: string, body: unknown, query: Query = {}) {
+/** What create_schema did: tables created, tables migrated, and all of them as they are now. */
+export interface SchemaApplied {
+  created: number;
+  migrated: number;
+  tables: DataTable[];
+}
+
+/** Create or migrate the tables of a Data Package (`allowDataLoss`: changes that drop data). */
+export async function createSchema(
+  ctx: RequestContext,
+  appRef: string,
+  body: unknown,
+  opts: { allowDataLoss?: boolean | null } = {},
+): Promise<SchemaApplied> {
   const app = await loadApp(ctx, appRef, 'data:write');
-  const allow = parseBool(query, 'allow_data_loss') ?? false;
-  const applied = await applyPackage(ctx, app, schemaOf(ctx), body, allow);
+  const applied = await applyPackage(ctx, app, schemaOf(ctx), body, opts.allowDataLoss ?? false);
   forgetGrants(ctx.platform);
   const tables = applied.map((a) => tableFromRow(ctx, a.row));
   const created = applied.filter((a) => a.created).length;
-  const migrated = applied.length - created;
-  const message = [
-    created && `Created ${created} table${created === 1 ? '' : 's'}.`,
-    migrated && `Updated ${migrated} table${migrated === 1 ? '' : 's'}.`,
-  ]
-    .filter(Boolean)
-    .join(' ');
-  return { status: created > 0 ? 201 : 200, body: { status: 'success', message, data: await views(ctx, tables) }, tables };
+  return { created, migrated: applied.length - created, tables };
 }
 
-/** The app's tables, a page at a time: `{data, total, page, page_size}` (default 100, max 1000). */
-export async function listTables(ctx: RequestContext, appRef: string, query: Query) {
+/** The app's tables, a page at a time (default 100, max 1000). */
+export async function listTables(
+  ctx: RequestContext,
+  appRef: string,
+  input: ListInput,
+): Promise<{ app: AppRow; page: PageRequest; count: number; tables: DataTable[] }> {
   const app = await loadApp(ctx, appRef, 'data:read');
-  const page = parsePage(query, TABLE_PAGE);
+  const page = pageRequest(input, TABLE_PAGE);
   const { rows, total } = await catalogueRepository.page(ctx.platform.pool, app.id, page.pageSize, page.offset);
-  const tables = rows.map((r) => tableFromRow(ctx, r));
-  return { app, page, total, tables };
-}
-
-export async function listTablesRest(ctx: RequestContext, appRef: string, query: Query) {
-  const r = await listTables(ctx, appRef, query);
-  return { data: await views(ctx, r.tables), total: r.total, page: r.page.page, page_size: r.page.pageSize };
+  return { app, page, count: total, tables: rows.map((r) => tableFromRow(ctx, r)) };
 }
 
 export async function getTable(ctx: RequestContext, appRef: string, name: string): Promise<TableView> {
   const { table } = await loadTable(ctx, appRef, name, 'data:read');
-  return (await views(ctx, [table]))[0];
+  return (await tableViews(ctx, [table]))[0];
 }
 
 /** The app's other tables whose foreign keys point at `name`. */
@@ -107,9 +110,9 @@ function referencing(rows: CatalogueRow[], name: string): { row: CatalogueRow; m
  * them, unless `force=true`, which drops those foreign keys and removes them from the
  * referencing tables' schemas (their versions move on).
  */
-export async function deleteTable(ctx: RequestContext, appRef: string, name: string, query: Query = {}): Promise<void> {
+export async function deleteTable(ctx: RequestContext, appRef: string, name: string, opts: { force?: boolean | null } = {}): Promise<void> {
   const app: AppRow = await loadApp(ctx, appRef, 'data:write');
-  const force = parseBool(query, 'force') ?? false;
+  const force = opts.force ?? false;
   const schema = schemaOf(ctx);
   await inTransaction(ctx, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1, $2)', [SCHEMA_LOCK, app.id]);

@@ -1,8 +1,8 @@
 // Tenancy subgraph: queries and mutations of the organizations area (SDL in schema/tenancy/organizations.graphql).
-// Adapters only: GraphQL inputs become the REST body the same service functions parse.
+// Adapters only: list arguments are the services' typed inputs; mutation inputs become the
+// REST body the same service functions parse.
 import type { ResolverMap } from '../../core/graphql/resolvers.js';
-import type { Query } from '../../core/listing.js';
-import { pageQuery, toConnection, type PageArgs } from '../../core/graphql/context.js';
+import { toConnection, type PageArgs } from '../../core/graphql/context.js';
 import { listAudit, listOrganizationAudit, type AuditView } from '../audit.service.js';
 import { acceptInvitation, declineInvitation, getInvitationByToken, type PublicInvitationView } from '../invitation-response.service.js';
 import {
@@ -47,14 +47,7 @@ const publicOut = (i: PublicInvitationView) => ({
 
 const auditOut = (a: AuditView) => ({ ...a, id: String(a.id), objectType: a.object_type, objectId: a.object_id, createdAt: a.created_at });
 
-/** Extra list arguments as the REST query parameters (absent stays absent). */
-function query(args: PageArgs & Input, names: Record<string, string>): Query {
-  const q = pageQuery(args);
-  for (const [gql, rest] of Object.entries(names)) if (args[gql] != null) q[rest] = String(args[gql]);
-  return q;
-}
-
-const AUDIT_FILTERS = { objectType: 'object_type', action: 'action', organization: 'organization' };
+type AuditArgs = PageArgs & { objectType?: string | null; action?: string | null };
 
 function invitationBody(input: Input): Input {
   const config = input.invitationConfig as { group?: string[]; site?: unknown[] } | null | undefined;
@@ -75,7 +68,8 @@ export const organizationAdminResolvers: ResolverMap = {
   Query: {
     member: (_p, a: OrgArgs & { user: string }, { ctx }) => getMember(ctx, a.organization, a.user).then(memberOut),
     invitation: (_p, a: { token: string }, { ctx }) => getInvitationByToken(ctx, a.token).then(publicOut),
-    auditEntries: (_p, a: PageArgs & Input, { ctx }) => listAudit(ctx, query(a, AUDIT_FILTERS)).then((r) => toConnection(r, auditOut)),
+    auditEntries: (_p, a: AuditArgs & { organization?: string | null }, { ctx }) =>
+      listAudit(ctx, a).then((r) => toConnection(r, auditOut)),
   },
   Mutation: {
     createOrganization: (_p, a: { input: Input }, { ctx }) => createOrganization(ctx, defined(a.input)).then(orgFromView),
@@ -98,11 +92,10 @@ export const organizationAdminResolvers: ResolverMap = {
     declineInvitation: (_p, a: { token: string }, { ctx }) => declineInvitation(ctx, a.token).then(publicOut),
   },
   Organization: {
-    members: (org: Parent, a: PageArgs & Input, { ctx }) =>
-      listMembers(ctx, org.id, query(a, { role: 'role' })).then((r) => toConnection(r, memberOut)),
-    invitations: (org: Parent, a: PageArgs & Input, { ctx }) =>
-      listInvitations(ctx, org.id, query(a, { status: 'status' })).then((r) => toConnection(r, invitationOut)),
-    auditEntries: (org: Parent, a: PageArgs & Input, { ctx }) =>
-      listOrganizationAudit(ctx, org.id, query(a, AUDIT_FILTERS)).then((r) => toConnection(r, auditOut)),
+    members: (org: Parent, a: PageArgs & { role?: string | null }, { ctx }) =>
+      listMembers(ctx, org.id, a).then((r) => toConnection(r, memberOut)),
+    invitations: (org: Parent, a: PageArgs & { status?: string | null }, { ctx }) =>
+      listInvitations(ctx, org.id, a).then((r) => toConnection(r, invitationOut)),
+    auditEntries: (org: Parent, a: AuditArgs, { ctx }) => listOrganizationAudit(ctx, org.id, a).then((r) => toConnection(r, auditOut)),
   },
 };

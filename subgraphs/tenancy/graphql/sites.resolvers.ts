@@ -1,7 +1,8 @@
 // Tenancy subgraph: queries and mutations of the sites area (SDL in schema/tenancy/sites.graphql).
-// Adapters only: GraphQL inputs become the REST body the same service functions parse.
+// Adapters only: list arguments are the services' typed inputs; mutation inputs become the
+// REST body the same service functions parse.
 import type { ResolverMap } from '../../core/graphql/resolvers.js';
-import { pageQuery, toConnection, type PageArgs } from '../../core/graphql/context.js';
+import { toConnection, type PageArgs } from '../../core/graphql/context.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key-admin.service.js';
 import { createApp, deleteApp, listApps, updateApp, type AppRow } from '../app.service.js';
 import { createDomain, deleteDomain, updateDomain } from '../domain.service.js';
@@ -27,17 +28,16 @@ const APP_FIELDS = { name: 'name', description: 'description' };
 
 export const siteAdminResolvers: ResolverMap = {
   Query: {
-    sites: (_p, args: PageArgs, { ctx }) => listSites(ctx, pageQuery(args)).then((r) => toConnection(r, siteOut)),
-    apps: (_p, args: PageArgs, { ctx }) => listApps(ctx, pageQuery(args)).then((r) => toConnection(r, appOut)),
-    apiKeys: (_p, args: PageArgs & { app: string }, { ctx }) =>
-      listApiKeys(ctx, args.app, pageQuery(args)).then((r) => toConnection(r, keyOut)),
+    sites: (_p, args: PageArgs, { ctx }) => listSites(ctx, args).then((r) => toConnection(r, siteOut)),
+    apps: (_p, args: PageArgs, { ctx }) => listApps(ctx, args).then((r) => toConnection(r, appOut)),
+    apiKeys: (_p, args: PageArgs & { app: string }, { ctx }) => listApiKeys(ctx, args.app, args).then((r) => toConnection(r, keyOut)),
   },
   Mutation: {
     createSite: (_p, a: { organization: string; input: Input }, { ctx }) =>
       createSite(ctx, a.organization, body(a.input, SITE_FIELDS)).then(siteOut),
     updateSite: (_p, a: { slug: string; input: Input }, { ctx }) => updateSite(ctx, a.slug, body(a.input, SITE_FIELDS), true).then(siteOut),
     deleteSite: (_p, a: { slug: string; purge?: boolean }, { ctx }) =>
-      deleteSite(ctx, a.slug, { purge: String(a.purge ?? false) }).then(() => true),
+      deleteSite(ctx, a.slug, { purge: a.purge ?? false }).then(() => true),
     restoreSite: (_p, a: { slug: string }, { ctx }) => restoreSite(ctx, a.slug).then(siteOut),
     createDomain: (_p, a: { site: string; input: Input }, { ctx }) =>
       createDomain(ctx, a.site, body(a.input, DOMAIN_FIELDS)).then(domainOut),

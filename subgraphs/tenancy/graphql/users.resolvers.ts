@@ -1,10 +1,10 @@
 // Tenancy subgraph: queries and mutations of the users area (SDL in schema/tenancy/users.graphql).
-// Adapters only: GraphQL arguments become the REST-shaped inputs the services already parse,
-// so both transports share one validation and one set of rules.
+// Adapters only: list arguments are the services' typed inputs as they are; mutation inputs
+// become the REST-shaped bodies the services validate, so both transports share one set of rules.
 import type { ResolverMap } from '../../core/graphql/resolvers.js';
 import DataLoader from 'dataloader';
 import { isAppError } from '../../core/errors.js';
-import { pageQuery, perRequest, toConnection, type PageArgs, type SubgraphContext } from '../../core/graphql/context.js';
+import { perRequest, toConnection, type PageArgs, type SubgraphContext } from '../../core/graphql/context.js';
 import {
   addGroupMember,
   createGroup,
@@ -61,19 +61,15 @@ const groupLoader = (c: SubgraphContext) =>
   );
 
 type ListArgs = PageArgs & { organizationSlug?: string | null };
-const listQuery = (args: ListArgs) => ({
-  ...pageQuery(args),
-  ...(args.organizationSlug ? { organization_slug: args.organizationSlug } : {}),
-});
 
 export const userAdminResolvers: ResolverMap = {
   Query: {
-    users: (_p, args: ListArgs, { ctx }) => listUsers(ctx, listQuery(args)).then((r) => toConnection(r, userFromView)),
+    users: (_p, args: ListArgs, { ctx }) => listUsers(ctx, args).then((r) => toConnection(r, userFromView)),
     user: (_p, args: { slug: string }, { ctx }) => getUser(ctx, args.slug).then(userFromView),
-    groups: (_p, args: ListArgs, { ctx }) => listGroups(ctx, listQuery(args)).then((r) => toConnection(r, groupFromRecord)),
+    groups: (_p, args: ListArgs, { ctx }) => listGroups(ctx, args).then((r) => toConnection(r, groupFromRecord)),
     group: (_p, args: { id: string }, { ctx }) => getGroup(ctx, args.id).then(groupFromRecord),
     permissions: (_p, args: { resource?: string | null }, { ctx }) =>
-      listPermissions(ctx, { page_size: '100', ...(args.resource ? { resource: args.resource } : {}) }).then((r) => r.items),
+      listPermissions(ctx, { pageSize: 100, resource: args.resource }).then((r) => r.items),
   },
   Mutation: {
     createUser: (_p, args: { input: Input }, { ctx }) => createUser(ctx, snakeBody(args.input)).then(userFromView),
