@@ -30,6 +30,7 @@ export function itemsPage<S, T>(
   return { items: p.results, count: p.count, next: p.next, previous: p.previous };
 }
 
+// Every GET of the module needs secrets:read, every other method secrets:write (the permission matrix checks both).
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, status?: number): RouteSpec {
   return {
     method,
@@ -37,6 +38,7 @@ function route(method: RouteSpec['method'], path: string, summary: string, handl
     scope: 'site',
     auth: 'required',
     module: 'secrets',
+    permission: method === 'GET' ? 'secrets:read' : 'secrets:write',
     summary,
     handler,
     ...(status ? { status } : {}),
