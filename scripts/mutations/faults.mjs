@@ -17,7 +17,10 @@ export const FAULTS = [
   {
     id: 'secrets: writes need only secrets:read',
     why: 'A member who may only read secrets could create, replace and delete them.',
-    edits: [{ files: 'subgraphs/secrets/**/*.ts', find: /can\(ctx, 'secrets:write'/g, replace: "can(ctx, 'secrets:read'" }],
+    edits: [
+      { files: 'subgraphs/secrets/*.ts', find: /can\(ctx, 'secrets:write'/g, replace: "can(ctx, 'secrets:read'" },
+      { files: 'subgraphs/secrets/*.ts', find: /secretsSite\(ctx, 'secrets:write'\)/g, replace: "secretsSite(ctx, 'secrets:read')" },
+    ],
     tests: ['test/e2e/permission-matrix.test.ts'],
   },
   {
