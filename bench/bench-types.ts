@@ -30,6 +30,12 @@ export interface Benchmark {
    * same work with bare `pg` (the same rows by a direct query), built once per run.
    */
   bare?: (env: BenchEnv) => (request: FastifyRequest) => Promise<unknown>;
+  /**
+   * The cold-cache variant: many distinct requests (many callers, many rows or tables) that
+   * every connection cycles through, so per-caller and per-object caches rarely hit. Both
+   * sides get the same list; the bare side needs `bare` (it must answer every URL).
+   */
+  cold?: (env: BenchEnv) => Promise<Request[]>;
   /** Items each request handles (a bulk write): the line then also shows items/s. */
   perRequest?: number;
 }

@@ -2,6 +2,7 @@
 // create_schema and filled with one INSERT … SELECT generate_series. The platform side goes
 // through the whole edge (tenant, JWT, app, data:read, catalogue, query builder, record JSON);
 // the bare side runs the same SQL with one prepared `pg` query and returns the same envelope.
+import { benchCallers } from './callers.js';
 import { benchDataTable } from './data-fixture.js';
 import type { Benchmark, BenchEnv } from './bench-types.js';
 
@@ -44,10 +45,21 @@ export const DATA_BENCHMARKS: Benchmark[] = [
       const [row] = (await env.platform.pool.query(`SELECT "id" FROM ${table} ORDER BY "id" OFFSET 50000 LIMIT 1`)).rows;
       return { method: 'GET', url: `/api/apps/bench/datatables/items/data/${row.id}/`, headers: auth(env.token) };
     },
+    // 200 callers × 1,000 rows spread over the table: per-caller grants and hot pages rarely repeat.
+    cold: async (env) => {
+      const table = await world(env);
+      const tokens = await benchCallers(env, 'bench-data-org', ['view_site', 'data:read'], 200);
+      const ids = (await env.platform.pool.query(`SELECT "id" FROM ${table} ORDER BY random() LIMIT 1000`)).rows.map((r) => r.id);
+      return ids.map((id, i) => ({
+        method: 'GET' as const,
+        url: `/api/apps/bench/datatables/items/data/${id}/`,
+        headers: auth(tokens[i % tokens.length]),
+      }));
+    },
     bare:
       ({ platform }) =>
       async (request) => {
-        const id = (request.params as Record<string, string>)['*'] ?? request.url.split('/data/')[1].replace(/\/$/, '');
+        const id = request.url.split('/data/')[1].replace(/\/$/, '');
         const { rows } = await platform.pool.query({
           name: 'bare_data_get',
           text: `SELECT ${COLUMNS} FROM ${physical} WHERE "id" = $1::uuid`,

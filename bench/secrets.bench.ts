@@ -5,6 +5,7 @@
 import { sealValue } from '../subgraphs/secrets/secret-crypto.js';
 import { ensureSystemTypes } from '../subgraphs/secrets/secret-type.service.js';
 import type { Benchmark, BenchEnv } from './bench-types.js';
+import { benchCallers } from './callers.js';
 
 const HOST = 'bench-secrets.localhost';
 const KEY = 'bench-db';
@@ -38,6 +39,16 @@ export const SECRETS_BENCHMARKS: Benchmark[] = [
     prepare: async (env) => {
       await world(env);
       return { method: 'GET', url: `/api/secrets/${KEY}/`, headers: { authorization: `Bearer ${env.token}`, host: HOST } };
+    },
+    // 200 callers holding secrets:read: the grant each one was given is remembered per caller.
+    cold: async (env) => {
+      await world(env);
+      const tokens = await benchCallers(env, 'bench-secrets-org', ['secrets:read'], 200);
+      return tokens.map((token) => ({
+        method: 'GET' as const,
+        url: `/api/secrets/${KEY}/`,
+        headers: { authorization: `Bearer ${token}`, host: HOST },
+      }));
     },
     bare:
       ({ platform }) =>

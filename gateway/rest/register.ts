@@ -1,5 +1,6 @@
 // Mounts the declarative route table on Fastify. REST handlers call service functions
 // directly: no gateway, no loopback HTTP.
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../subgraphs/core/errors.js';
 import { mountedPaths, RestResult, type RestInput, type RouteSpec } from '../../subgraphs/core/rest.js';
@@ -12,6 +13,7 @@ function defaultStatus(spec: RouteSpec): number {
 
 function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   if (status === 204 || body === undefined) return reply.code(status).send();
+  if (body instanceof Readable || Buffer.isBuffer(body)) return reply.code(status).send(body);
   return reply.code(status).type('application/json').send(body);
 }
 
@@ -36,8 +38,16 @@ export function makeHandler(spec: RouteSpec) {
       headers: request.headers,
       cookies: request.cookies ?? {},
       url: request.url,
+      raw: spec.rawBody ? request.raw : undefined,
     };
-    const out = await spec.handler(ctx, input);
+    let out: unknown;
+    try {
+      out = await spec.handler(ctx, input);
+    } catch (e) {
+      // An upload refused before its end: answer, then close instead of reading the rest.
+      if (spec.rawBody && !request.raw.complete) reply.header('Connection', 'close');
+      throw e;
+    }
     if (!(out instanceof RestResult)) return send(reply, defaultStatus(spec), out);
     reply.headers(out.headers);
     for (const c of out.cookies) {
@@ -56,6 +66,22 @@ export function makeHandler(spec: RouteSpec) {
 }
 
 export function registerRestRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
+  const raw = routes.filter((r) => r.rawBody);
+  if (raw.length > 0) {
+    // Raw-body routes live in a scope whose only content-type parser leaves the body unread.
+    void app.register(async (scope) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+      mount(scope, raw);
+    });
+  }
+  mount(
+    app,
+    routes.filter((r) => !r.rawBody),
+  );
+}
+
+function mount(app: FastifyInstance, routes: RouteSpec[]): void {
   for (const spec of routes) {
     for (const url of mountedPaths(spec)) {
       const schema = spec.responseSchema ? { response: { [defaultStatus(spec)]: spec.responseSchema } } : undefined;

@@ -167,3 +167,28 @@ export type SecretHistory = Prisma.SecretHistoryModel
  * A datatable of an app (DECISIONS §6); its rows live in the site's schema.
  */
 export type Datatable = Prisma.DatatableModel
+/**
+ * Model StorageBucket
+ * A storage bucket of an app (seed 2 "Bucket", DECISIONS §8).
+ */
+export type StorageBucket = Prisma.StorageBucketModel
+/**
+ * Model StorageObject
+ * A stored file; its bytes live in the bucket's provider under `storageKey`.
+ */
+export type StorageObject = Prisma.StorageObjectModel
+/**
+ * Model StorageCleanup
+ * Provider content waiting to be removed (a deleted bucket's prefix, a replaced object's key).
+ */
+export type StorageCleanup = Prisma.StorageCleanupModel
+/**
+ * Model AnalyticsQuery
+ * A saved analytics query template of an app (seed 2 "Analytics query", DECISIONS §10).
+ */
+export type AnalyticsQuery = Prisma.AnalyticsQueryModel
+/**
+ * Model AnalyticsExecution
+ * One run of an analytics query: who, which engine, how long, how many rows, the outcome.
+ */
+export type AnalyticsExecution = Prisma.AnalyticsExecutionModel

@@ -120,4 +120,46 @@ export const FAULTS = [
     ],
     tests: ['test/e2e/invalidation-distributed.test.ts'],
   },
+  {
+    id: 'tenancy: rights changes keep remembered grants',
+    why: 'A member removed from an organization or a group, or a permission taken off, would keep reading records and secrets for a while.',
+    edits: [
+      {
+        files: 'subgraphs/tenancy/access.service.ts',
+        find: "ctx.platform.invalidation.publish({ kind: 'grants' });",
+        replace: '// (no invalidation)',
+      },
+    ],
+    tests: ['test/e2e/revocation.test.ts'],
+  },
+  {
+    id: 'analytics: writes need only analytics:read',
+    why: 'A member who may only read saved queries could create, change and delete them.',
+    edits: [{ files: 'subgraphs/analytics/query/query.service.ts', find: /'analytics:write'\)/g, replace: "'analytics:read')" }],
+    tests: ['test/e2e/analytics-queries.test.ts'],
+  },
+  {
+    id: 'analytics: execute needs only analytics:read',
+    why: 'A member who may only read saved queries could run them against the site data and external engines.',
+    edits: [{ files: 'subgraphs/analytics/query/execute.service.ts', find: "'analytics:execute'", replace: "'analytics:read'" }],
+    tests: ['test/e2e/analytics-queries.test.ts'],
+  },
+  {
+    id: 'analytics: query lookup without the site filter',
+    why: 'A query of another site with the same app slug and query slug would be readable and executable.',
+    edits: [
+      {
+        files: 'subgraphs/analytics/query/query.repository.ts',
+        find: 'FROM analytics_queries WHERE site_id = $1 AND app_id = $2 AND slug = $3`, [siteId, appId, slug]',
+        replace: 'FROM analytics_queries WHERE $1::int IS NOT NULL AND $2::int IS NOT NULL AND slug = $3`, [siteId, appId, slug]',
+      },
+    ],
+    tests: ['test/e2e/analytics-isolation.test.ts'],
+  },
+  {
+    id: 'analytics: internal queries run without the site role',
+    why: 'An internal query would run with the platform account and could read every site and the platform tables.',
+    edits: [{ files: 'subgraphs/analytics/engines/internal.ts', find: 'await client.query(`SET LOCAL ROLE "${role}"`);', replace: '' }],
+    tests: ['test/e2e/analytics-isolation.test.ts'],
+  },
 ];

@@ -63,10 +63,28 @@ try {
       process.stdout.write(`STALE   ${fault.id}: its pattern matches nothing — update scripts/mutations/faults.mjs\n`);
       continue;
     }
+    const missing = fault.tests.filter((f) => !fs.existsSync(path.join(scratch, f)));
+    if (missing.length) {
+      results.push({ fault, outcome: 'stale' });
+      process.stdout.write(`STALE   ${fault.id}: no such test file ${missing.join(', ')}\n`);
+      git(scratch, 'checkout', '--quiet', '--', '.');
+      continue;
+    }
     const started = Date.now();
+    const report = path.join(scratch, '.mutation-report.json');
+    fs.rmSync(report, { force: true });
     const run = spawnSync(
       'node',
-      ['--experimental-vm-modules', '--no-warnings', 'node_modules/jest/bin/jest.js', '--runInBand', '--silent', ...fault.tests],
+      [
+        '--experimental-vm-modules',
+        '--no-warnings',
+        'node_modules/jest/bin/jest.js',
+        '--runInBand',
+        '--silent',
+        '--json',
+        `--outputFile=${report}`,
+        ...fault.tests,
+      ],
       {
         cwd: scratch,
         encoding: 'utf8',
@@ -75,7 +93,15 @@ try {
       },
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    const caught = run.status !== 0;
+    // Caught means a test failed: a suite that could not even run (a syntax error the fault
+    // made, a missing server) proves nothing.
+    let failedTests = 0;
+    try {
+      failedTests = JSON.parse(fs.readFileSync(report, 'utf8')).numFailedTests;
+    } catch {
+      failedTests = 0;
+    }
+    const caught = run.status !== 0 && failedTests > 0;
     results.push({ fault, outcome: caught ? 'caught' : 'survived' });
     process.stdout.write(`${caught ? 'CAUGHT ' : 'SURVIVED'} ${fault.id} (${seconds}s, ${changed} file(s) changed)\n`);
     if (!caught) process.stdout.write(`         ${fault.why}\n`);

@@ -1,13 +1,98 @@
-// Analytics subgraph resolvers: App.queries.
+// Analytics subgraph resolvers: App.queries, analyticsQuery, analyticsExecutions and the
+// mutations, mapping arguments straight to the typed service calls the REST routes use.
 import type { ResolverMap } from '../core/graphql/resolvers.js';
-import { DateTimeResolver } from 'graphql-scalars';
+import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import { isAppError } from '../core/errors.js';
 import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
-import { listQueries, type AnalyticsQueryView } from './query.service.js';
+import { parsePage } from '../core/listing.js';
+import { executeQuery, listExecutions, type ExecutionView } from './query/execute.service.js';
+import { createQuery, deleteQuery, getQuery, listQueries, updateQuery, type AnalyticsQueryView } from './query/query.service.js';
+
+/** The REST view under GraphQL's field names. */
+export const toGraphQuery = (q: AnalyticsQueryView) => ({
+  id: q.id,
+  name: q.name,
+  slug: q.slug,
+  description: q.description,
+  connectionType: q.connection_type,
+  secretKey: q.secret_key,
+  queryText: q.query_text,
+  tags: q.tags,
+  createdAt: q.created_at,
+  updatedAt: q.updated_at,
+});
+
+const toGraphExecution = (e: ExecutionView) => ({
+  executionKey: e.execution_key,
+  engine: e.engine,
+  status: e.status,
+  errorCode: e.error_code,
+  rowCount: e.row_count,
+  truncated: e.truncated,
+  durationMs: e.duration_ms,
+  user: e.user,
+  createdAt: e.created_at,
+});
+
+interface QueryInput {
+  name?: string | null;
+  description?: string | null;
+  connectionType?: string | null;
+  secretKey?: string | null;
+  queryText?: string | null;
+  tags?: string[] | null;
+}
+
+/** GraphQL input → the REST body the same parser reads (absent fields stay absent). */
+function toBody(input: QueryInput): Record<string, unknown> {
+  const map: Record<string, keyof QueryInput> = {
+    name: 'name',
+    description: 'description',
+    connection_type: 'connectionType',
+    secret_key: 'secretKey',
+    query_text: 'queryText',
+    tags: 'tags',
+  };
+  const body: Record<string, unknown> = {};
+  for (const [rest, gql] of Object.entries(map)) if (input[gql] !== undefined) body[rest] = input[gql];
+  return body;
+}
 
 export const analyticsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
+  JSON: JSONResolver,
   App: {
     queries: (app: { id: string }, args: PageArgs, { ctx }) =>
-      listQueries(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, (q: AnalyticsQueryView) => q)),
+      listQueries(ctx, app.id, parsePage(pageQuery(args))).then((r) =>
+        toConnection({ page: r.page, count: r.total, items: r.items }, toGraphQuery),
+      ),
+  },
+  Query: {
+    analyticsQuery: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
+      try {
+        return toGraphQuery(await getQuery(ctx, args.app, args.slug));
+      } catch (e) {
+        if (isAppError(e) && e.status === 404 && e.message.startsWith('No analytics query')) return null;
+        throw e;
+      }
+    },
+    analyticsExecutions: (_: unknown, args: { app: string; slug: string } & PageArgs, { ctx }) =>
+      listExecutions(ctx, args.app, args.slug, parsePage(pageQuery(args))).then((r) =>
+        toConnection({ page: r.page, count: r.total, items: r.items }, toGraphExecution),
+      ),
+  },
+  Mutation: {
+    createAnalyticsQuery: async (_: unknown, args: { app: string; input: QueryInput }, { ctx }) =>
+      toGraphQuery(await createQuery(ctx, args.app, toBody(args.input))),
+    updateAnalyticsQuery: async (_: unknown, args: { app: string; slug: string; input: QueryInput }, { ctx }) =>
+      toGraphQuery(await updateQuery(ctx, args.app, args.slug, toBody(args.input))),
+    deleteAnalyticsQuery: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
+      await deleteQuery(ctx, args.app, args.slug);
+      return true;
+    },
+    executeAnalyticsQuery: async (_: unknown, args: { app: string; slug: string; params?: unknown }, { ctx }) => {
+      const r = await executeQuery(ctx, args.app, args.slug, args.params ?? {});
+      return { rows: r.data, total: r.total, truncated: r.truncated, executionKey: r.execution_key };
+    },
   },
 };

@@ -42,6 +42,27 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // analytics module (DECISIONS §10)
+  /** Statement time-out of every analytics engine (ANALYTICS_TIMEOUT_MS, default 30 s). */
+  analyticsTimeoutMs: number;
+  /** Most rows an analytics execution returns (ANALYTICS_MAX_ROWS, default 10,000). */
+  analyticsMaxRows: number;
+  // --- storage module (DECISIONS §1): S3 object store and Microsoft Graph document library ---
+  storage: StorageConfig;
+}
+
+export interface StorageConfig {
+  /** S3 API for `object_store` buckets; null: local files under DATA_DIR/objects. */
+  s3: {
+    endpoint: string | null;
+    region: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+    bucketPrefix: string;
+    forcePathStyle: boolean;
+  } | null;
+  /** Microsoft Graph for `document_library` buckets; null: such buckets cannot be created. */
+  graph: { tenantId: string; clientId: string; clientSecret: string; baseUrl: string; authorityUrl: string; siteId: string } | null;
 }
 
 export class ConfigError extends Error {
@@ -178,6 +199,45 @@ function admin(env: Env): Config['admin'] {
   return { username, password, email: str(env, 'ADMIN_EMAIL', '') };
 }
 
+// --- storage module ---
+function storageConfig(env: Env): StorageConfig {
+  const s3Vars = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_BUCKET_PREFIX'];
+  const anyS3 = s3Vars.some((v) => optional(env, v) !== null);
+  const need = (name: string) => {
+    const v = optional(env, name);
+    if (v === null) throw new ConfigError(name, 'required when any S3_* variable is set');
+    return v;
+  };
+  const s3 = anyS3
+    ? {
+        endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+        region: str(env, 'S3_REGION', 'us-east-1'),
+        accessKeyId: need('S3_ACCESS_KEY_ID'),
+        secretAccessKey: need('S3_SECRET_ACCESS_KEY'),
+        bucketPrefix: str(env, 'S3_BUCKET_PREFIX', 'tenantry'),
+        forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+      }
+    : null;
+  const graphVars = ['GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET'];
+  const anyGraph = graphVars.some((v) => optional(env, v) !== null);
+  const needG = (name: string) => {
+    const v = optional(env, name);
+    if (v === null) throw new ConfigError(name, 'required when any GRAPH_* variable is set');
+    return v;
+  };
+  const graph = anyGraph
+    ? {
+        tenantId: needG('GRAPH_TENANT_ID'),
+        clientId: needG('GRAPH_CLIENT_ID'),
+        clientSecret: needG('GRAPH_CLIENT_SECRET'),
+        baseUrl: (url(env, 'GRAPH_BASE_URL', ['http:', 'https:']) ?? 'https://graph.microsoft.com/v1.0').replace(/\/+$/, ''),
+        authorityUrl: (url(env, 'GRAPH_AUTHORITY_URL', ['http:', 'https:']) ?? 'https://login.microsoftonline.com').replace(/\/+$/, ''),
+        siteId: str(env, 'GRAPH_SITE_ID', 'root'),
+      }
+    : null;
+  return { s3, graph };
+}
+
 function masterKey(env: Env): string | null {
   const raw = optional(env, 'SECRETS_MASTER_KEY');
   if (raw === null) return null;
@@ -247,6 +307,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     secretsMasterKey: masterKey(env),
     secretsPreviousMasterKeys: previousMasterKeys(env),
     nodeEnv: str(env, 'NODE_ENV', 'development'),
+    storage: storageConfig(env),
+    // analytics module
+    analyticsTimeoutMs: int(env, 'ANALYTICS_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    analyticsMaxRows: int(env, 'ANALYTICS_MAX_ROWS', 10_000, 1, 1_000_000),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);

@@ -20,6 +20,8 @@ export interface RestInput {
   cookies: Record<string, string | undefined>;
   /** Path and query string as received, for links (pagination). */
   url: string;
+  /** The request stream, on `rawBody` routes only. */
+  raw?: import('node:http').IncomingMessage;
 }
 
 export interface CookieSpec {
@@ -30,7 +32,11 @@ export interface CookieSpec {
   clear?: boolean;
 }
 
-/** A handler returns a plain body (sent with the route's status) or a RestResult. */
+/**
+ * A handler returns a plain body (sent with the route's status) or a RestResult. A RestResult's
+ * body may be a Readable stream or a Buffer (downloads): it is sent as is, with the content type
+ * the result's headers name.
+ */
 export class RestResult {
   constructor(
     readonly status: number,
@@ -71,6 +77,12 @@ export interface RouteSpec {
    * compiled serializer, which is faster than JSON.stringify and drops undeclared fields.
    */
   responseSchema?: Record<string, unknown>;
+  /**
+   * The body is not parsed or buffered: `input.body` is undefined and `input.raw` is the request
+   * stream, read by the handler as it arrives (uploads). Fastify's body limit does not apply; the
+   * handler enforces its own. An error answered before the body was read closes the connection.
+   */
+  rawBody?: boolean;
   handler: (ctx: RequestContext, input: RestInput) => Promise<unknown>;
 }
 

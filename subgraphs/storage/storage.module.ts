@@ -3,11 +3,12 @@
 import type { ModuleManifest } from '../core/module.js';
 import { renderStorageError } from './storage-errors.js';
 import { storageResolvers } from './storage.resolvers.js';
+import { storageRoutes } from './storage.routes.js';
 
 export const storageModule: ModuleManifest = {
   name: 'storage',
   resolvers: [storageResolvers],
-  routes: [],
+  routes: storageRoutes,
   restErrors: renderStorageError,
   permissions: [
     { codename: 'storage:read', name: 'Can read storage', resource: 'storage', scope: 'site' },

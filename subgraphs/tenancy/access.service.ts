@@ -77,6 +77,15 @@ export async function allowed(ctx: RequestContext, permission: string, type: Obj
   return new Set(rows.map((r) => r.id));
 }
 
+/**
+ * After a change of rights (membership, role, a member's or a group's permissions, group
+ * membership, a group deleted): every process forgets the access it had remembered
+ * (core/grant-cache.ts) — at once here, within a second elsewhere.
+ */
+export function rightsChanged(ctx: RequestContext): void {
+  ctx.platform.invalidation.publish({ kind: 'grants' });
+}
+
 export async function can(ctx: RequestContext, permission: string, type: ObjectType, id: number): Promise<boolean> {
   return (await allowed(ctx, permission, type, [id])).has(id);
 }

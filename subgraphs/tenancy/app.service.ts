@@ -37,6 +37,24 @@ export async function resolveApp(ctx: RequestContext, ref: string, opts: { inclu
   return row;
 }
 
+/**
+ * The app of an `/api/apps/{app}/…` path on this host's site, by slug or UUID, WITHOUT a site
+ * access check: for modules that serve anonymous reads (public storage buckets) and check access
+ * on their own objects. 404 for an unknown, deleted or foreign app, and for any app but its own
+ * to an API key.
+ */
+export async function findSiteApp(ctx: RequestContext, ref: string): Promise<AppRow> {
+  if (!ctx.site) throw errors.tenantRequired();
+  const [row] = await appRepository.find(ctx.platform.pool, {
+    access: { sql: 'TRUE', params: [] }, // the caller checks access to what it serves
+    siteId: ctx.site.id,
+    ref: slugOrUuid(ref),
+    appId: ctx.principal.kind === 'api_key' ? ctx.principal.appId : undefined,
+  });
+  if (!row) throw errors.notFound('App not found.');
+  return row;
+}
+
 /** One app of this host's site by slug or UUID (GraphQL `app(slug)`). */
 export const getApp = (ctx: RequestContext, ref: string): Promise<AppRow> => resolveApp(ctx, ref);
 

@@ -12,7 +12,7 @@ import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { parseOrdering, parsePage, parseSearch, param, type Query } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
-import { accessPredicate, can } from './access.service.js';
+import { accessPredicate, can, rightsChanged } from './access.service.js';
 import { audit } from './audit-log.js';
 import { groupRepository, type GroupFilter, type GroupMemberRef, type GroupRecord } from './group.repository.js';
 import { asBody, Checker, checkPermissions } from './user-input.js';
@@ -162,6 +162,7 @@ export async function updateGroup(
       changes: { name, permissions },
     });
   });
+  rightsChanged(ctx);
   return getGroup(ctx, group.id);
 }
 
@@ -178,6 +179,7 @@ export async function deleteGroup(ctx: RequestContext, ref: string | number): Pr
       changes: { name: group.name },
     });
   });
+  rightsChanged(ctx);
 }
 
 /** `{user}`: slug, UUID or username. An organization group takes members of its organization only. */
@@ -229,5 +231,6 @@ export async function removeGroupMember(ctx: RequestContext, ref: string | numbe
       })
     : 0;
   if (!removed) throw errors.notFound('That user is not a member of this group.');
+  rightsChanged(ctx);
   return getGroup(ctx, group.id);
 }

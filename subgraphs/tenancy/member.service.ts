@@ -6,7 +6,7 @@ import { errors } from '../core/errors.js';
 import { param, parseOrdering, parsePage, parseSearch, type Query } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
 import { validate } from '../core/validate.js';
-import { can } from './access.service.js';
+import { can, rightsChanged } from './access.service.js';
 import { audit } from './audit-log.js';
 import { memberRepository, type MemberRow } from './member.repository.js';
 import { requireOrganization } from './organization.service.js';
@@ -104,6 +104,7 @@ export async function updateMember(ctx: RequestContext, orgRef: string, userRef:
       changes: { user: member.username, ...changes },
     });
   });
+  rightsChanged(ctx);
   return toMemberView({ ...member, ...next });
 }
 
@@ -130,4 +131,5 @@ export async function removeMember(ctx: RequestContext, orgRef: string, userRef:
       changes: { user: member.username, role: member.role },
     });
   });
+  rightsChanged(ctx);
 }

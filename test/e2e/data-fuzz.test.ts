@@ -1,28 +1,25 @@
 // Hostile filter keys and values against a record list (issue 4 item 7): quotes, comments,
 // `;`, unicode (NUL, RTL, emoji), huge numbers, NaN/Infinity, deep JSON in `filter`, very
 // long strings, operators on the wrong types, odd ordering/search/page values. Every answer
-// must be 2xx or 4xx in the data envelope, and the database must be untouched. Seeded PRNG,
-// so a failure reproduces.
+// must be 2xx or 4xx in the data envelope, never show the canary table's marker, and the
+// database must be untouched. Valid but unusual combinations of filters, ordering and paging
+// are checked against answers computed here from the rows. The seed is random per run and
+// printed (test/support/fuzz-seed.ts), so a failure can be replayed.
 import { startTestApp, type TestApp } from '../support/app.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
-import { resource, ROWS } from '../integration/data-query-cases.js';
+import { CASES, resource, ROWS } from '../integration/data-query-cases.js';
+import { fuzzSeed, prng } from '../support/fuzz-seed.js';
+
+/** What the canary table holds; no answer about another table may ever contain it. */
+const MARKER = 'canary-7c1e-marker';
 
 const HOST = 'fuzz.query.test';
 const SCHEMA = 'fuzz_shop';
 let t: TestApp;
 let token: string;
 
-/** mulberry32: small, fast, good enough to pick cases reproducibly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(0x5eed4);
+const SEED = fuzzSeed('data-fuzz');
+const rand = prng(SEED);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 
 const FIELDS = resource.schema.fields.map((f) => f.name);
@@ -299,7 +296,7 @@ beforeAll(async () => {
   });
   if (made.status !== 201) throw new Error(`create_schema: ${made.status} ${made.text}`);
   for (const table of ['posts', 'notes']) expect((await call(`/api/apps/shop/datatables/${table}/data/`, ROWS)).status).toBe(201);
-  expect((await call('/api/apps/shop/datatables/canary/data/', [{ secret: 'tweet' }, { secret: 'chirp' }])).status).toBe(201);
+  expect((await call('/api/apps/shop/datatables/canary/data/', [{ secret: `${MARKER}-1` }, { secret: `${MARKER}-2` }])).status).toBe(201);
 }, 60_000);
 afterAll(() => t?.close());
 
@@ -312,6 +309,7 @@ it('1,200 hostile queries: only 2xx/4xx in the data envelope, database untouched
     if (process.env.FUZZ_DEBUG) process.stderr.write(`#${i} ${url.slice(0, 200)}\n`);
     const res = await t.call('GET', url, { token, host: HOST });
     if (res.status >= 500 || res.status < 200) throw new Error(`#${i} ${url.slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`);
+    if (res.text.includes(MARKER)) throw new Error(`#${i} ${url.slice(0, 300)} showed the canary table's rows`);
     if (res.status < 300) {
       seen.ok++;
       expect(Array.isArray(res.body.data)).toBe(true);
@@ -333,5 +331,54 @@ it('hostile ids and searches on single reads answer 2xx/4xx', async () => {
     const id = enc(hostileValue().slice(0, 2000) || 'x');
     const res = await t.call('GET', `/api/apps/shop/datatables/${i % 2 ? 'posts' : 'notes'}/data/${id}/`, { token, host: HOST });
     expect(res.status).toBeLessThan(500);
+    expect(res.text).not.toContain(MARKER);
   }
 });
+
+/** The field a query key filters on (the longest field name it starts with). */
+const FIELD_NAMES = [...FIELDS].sort((a, b) => b.length - a.length);
+const fieldOf = (key: string) => FIELD_NAMES.find((f) => key === f || key.startsWith(`${f}_`)) ?? key;
+
+it('400 valid but unusual queries answer what the rows say: AND of filters, ordering, paging, total', async () => {
+  let checked = 0;
+  for (let i = 0; i < 400; i++) {
+    // One to three filters on distinct fields, each with a known answer; their AND is the intersection.
+    const chosen: Array<[Record<string, string>, number[]]> = [];
+    for (const c of Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick(CASES))) {
+      const fields = Object.keys(c[0]).map(fieldOf);
+      if (chosen.some(([q]) => Object.keys(q).some((k) => fields.includes(fieldOf(k))))) continue;
+      chosen.push(c);
+    }
+    // Soft-deleted rows count only when asked for (the known answers include them).
+    const withDeleted = rand() < 0.5;
+    const expected = ROWS.filter((r) => withDeleted || !r.is_deleted)
+      .map((r) => r.id as number)
+      .filter((id) => chosen.every(([, ids]) => ids.includes(id)))
+      .sort((a, b) => a - b);
+    const desc = rand() < 0.5;
+    if (desc) expected.reverse();
+    const pageSize = 1 + Math.floor(rand() * 4);
+    const page = 1 + Math.floor(rand() * 3);
+    const params = new URLSearchParams();
+    for (const [q] of chosen) for (const [k, v] of Object.entries(q)) params.set(k, v);
+    if (withDeleted) params.set('include_deleted', 'true');
+    params.set('ordering', desc ? '-id' : 'id');
+    params.set('page_size', String(pageSize));
+    params.set('page', String(page));
+    const table = i % 2 === 0 ? 'posts' : 'notes';
+    const url = `/api/apps/shop/datatables/${table}/data/?${params}`;
+    const res = await t.call('GET', url, { token, host: HOST });
+    const want = expected.slice((page - 1) * pageSize, page * pageSize);
+    const context = `seed ${SEED}, #${i} ${url}`;
+    if (want.length === 0 && res.status === 404) continue; // a page past the end
+    expect({ context, status: res.status }).toEqual({ context, status: 200 });
+    expect({ context, ids: res.body.data.map((r: { id: number }) => r.id), total: res.body.total }).toEqual({
+      context,
+      ids: want,
+      total: expected.length,
+    });
+    expect(res.text).not.toContain(MARKER);
+    checked++;
+  }
+  expect(checked).toBeGreaterThan(200);
+}, 120_000);

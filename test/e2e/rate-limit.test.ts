@@ -162,5 +162,7 @@ limitSuite('rate limits on Redis', { REDIS_URL }, async () => {
 
 test('sign-in routes in the route table carry the auth limit', () => {
   const signIn = ROUTES.filter((r) => r.method === 'POST' && /^\/auth\/(jwt\/token|session\/login)\/$/.test(r.path));
+  // Both sign-in routes exist: a table without them would pass the loop below vacuously.
+  expect(signIn.map((r) => r.path).sort()).toEqual(['/auth/jwt/token/', '/auth/session/login/']);
   for (const r of signIn) expect({ path: r.path, rateLimit: r.rateLimit }).toEqual({ path: r.path, rateLimit: 'auth' });
 });

@@ -57,6 +57,9 @@ afterAll(() => t.close());
 describe('loadTable', () => {
   test('one query on a miss, none on a hit, the same parsed table every time', async () => {
     const ctx = ctxOf(userOf(owner));
+    // The clock stands still, so the short grant bound cannot expire between the calls however
+    // slow the machine is: the assertion is about the cache, not about time.
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
     const first = await loadTable(ctx, 'web', 'items', 'data:read');
     const spy = jest.spyOn(t.platform.pool, 'query');
     const again = await loadTable(ctx, 'web', 'items', 'data:write');
@@ -64,6 +67,7 @@ describe('loadTable', () => {
     await loadTable(ctx, 'web', 'items', 'data:write');
     expect(spy).toHaveBeenCalledTimes(1); // granted lookups are kept for a short bound
     spy.mockRestore();
+    clock.mockRestore();
     expect(again.table).toBe(first.table);
     expect(again.app).toMatchObject({ id: appIds.web, slug: 'web', siteId: site.id });
     expect(first.table).toMatchObject({ name: 'items', physicalName: 'web_items', schemaName: 'shop', provider: 'flat_table', version: 1 });

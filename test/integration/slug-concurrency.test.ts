@@ -1,7 +1,7 @@
 // withUniqueSlug under real concurrency: parallel creates on the real PostgreSQL unique
 // constraint, through the repository the platform uses.
 import type pg from 'pg';
-import { createPool, createPrisma, type Db } from '../../subgraphs/core/db.js';
+import { createPool, createPrisma, isUniqueViolation, type Db } from '../../subgraphs/core/db.js';
 import { userRepository } from '../../subgraphs/tenancy/user.repository.js';
 import { createTestDatabase } from '../support/db.js';
 
@@ -50,7 +50,12 @@ test('a later create continues the sequence', async () => {
 });
 
 test('a duplicate username is a conflict, not a new slug', async () => {
-  await expect(userRepository.create(prisma, newUser('Ann Lee'))).rejects.toBeDefined();
+  // The unique username constraint refuses it (the slug retry must not swallow it).
+  const failed = await userRepository.create(prisma, newUser('Ann Lee')).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(isUniqueViolation(failed)).toBe(true);
   const { rows } = await pool.query("SELECT count(*)::int AS n FROM users WHERE username = 'Ann Lee'");
   expect(rows[0].n).toBe(1);
 });

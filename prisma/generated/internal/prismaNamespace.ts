@@ -421,7 +421,12 @@ export const ModelName = {
   Secret: 'Secret',
   SecretTagLink: 'SecretTagLink',
   SecretHistory: 'SecretHistory',
-  Datatable: 'Datatable'
+  Datatable: 'Datatable',
+  StorageBucket: 'StorageBucket',
+  StorageObject: 'StorageObject',
+  StorageCleanup: 'StorageCleanup',
+  AnalyticsQuery: 'AnalyticsQuery',
+  AnalyticsExecution: 'AnalyticsExecution'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -437,7 +442,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable"
+    modelProps: "user" | "userProfile" | "organization" | "membership" | "site" | "domain" | "permission" | "group" | "groupMember" | "objectPermission" | "invitation" | "app" | "apiKey" | "refreshToken" | "revokedAccessToken" | "session" | "socialAccount" | "auditLog" | "secretDataKey" | "secretType" | "secretTag" | "secret" | "secretTagLink" | "secretHistory" | "datatable" | "storageBucket" | "storageObject" | "storageCleanup" | "analyticsQuery" | "analyticsExecution"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2291,6 +2296,376 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    StorageBucket: {
+      payload: Prisma.$StorageBucketPayload<ExtArgs>
+      fields: Prisma.StorageBucketFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.StorageBucketFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.StorageBucketFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>
+        }
+        findFirst: {
+          args: Prisma.StorageBucketFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.StorageBucketFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>
+        }
+        findMany: {
+          args: Prisma.StorageBucketFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>[]
+        }
+        create: {
+          args: Prisma.StorageBucketCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>
+        }
+        createMany: {
+          args: Prisma.StorageBucketCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.StorageBucketCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>[]
+        }
+        delete: {
+          args: Prisma.StorageBucketDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>
+        }
+        update: {
+          args: Prisma.StorageBucketUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>
+        }
+        deleteMany: {
+          args: Prisma.StorageBucketDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.StorageBucketUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.StorageBucketUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>[]
+        }
+        upsert: {
+          args: Prisma.StorageBucketUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageBucketPayload>
+        }
+        aggregate: {
+          args: Prisma.StorageBucketAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateStorageBucket>
+        }
+        groupBy: {
+          args: Prisma.StorageBucketGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StorageBucketGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.StorageBucketCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StorageBucketCountAggregateOutputType> | number
+        }
+      }
+    }
+    StorageObject: {
+      payload: Prisma.$StorageObjectPayload<ExtArgs>
+      fields: Prisma.StorageObjectFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.StorageObjectFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.StorageObjectFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>
+        }
+        findFirst: {
+          args: Prisma.StorageObjectFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.StorageObjectFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>
+        }
+        findMany: {
+          args: Prisma.StorageObjectFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>[]
+        }
+        create: {
+          args: Prisma.StorageObjectCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>
+        }
+        createMany: {
+          args: Prisma.StorageObjectCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.StorageObjectCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>[]
+        }
+        delete: {
+          args: Prisma.StorageObjectDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>
+        }
+        update: {
+          args: Prisma.StorageObjectUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>
+        }
+        deleteMany: {
+          args: Prisma.StorageObjectDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.StorageObjectUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.StorageObjectUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>[]
+        }
+        upsert: {
+          args: Prisma.StorageObjectUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageObjectPayload>
+        }
+        aggregate: {
+          args: Prisma.StorageObjectAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateStorageObject>
+        }
+        groupBy: {
+          args: Prisma.StorageObjectGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StorageObjectGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.StorageObjectCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StorageObjectCountAggregateOutputType> | number
+        }
+      }
+    }
+    StorageCleanup: {
+      payload: Prisma.$StorageCleanupPayload<ExtArgs>
+      fields: Prisma.StorageCleanupFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.StorageCleanupFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.StorageCleanupFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>
+        }
+        findFirst: {
+          args: Prisma.StorageCleanupFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.StorageCleanupFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>
+        }
+        findMany: {
+          args: Prisma.StorageCleanupFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>[]
+        }
+        create: {
+          args: Prisma.StorageCleanupCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>
+        }
+        createMany: {
+          args: Prisma.StorageCleanupCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.StorageCleanupCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>[]
+        }
+        delete: {
+          args: Prisma.StorageCleanupDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>
+        }
+        update: {
+          args: Prisma.StorageCleanupUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>
+        }
+        deleteMany: {
+          args: Prisma.StorageCleanupDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.StorageCleanupUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.StorageCleanupUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>[]
+        }
+        upsert: {
+          args: Prisma.StorageCleanupUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StorageCleanupPayload>
+        }
+        aggregate: {
+          args: Prisma.StorageCleanupAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateStorageCleanup>
+        }
+        groupBy: {
+          args: Prisma.StorageCleanupGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StorageCleanupGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.StorageCleanupCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StorageCleanupCountAggregateOutputType> | number
+        }
+      }
+    }
+    AnalyticsQuery: {
+      payload: Prisma.$AnalyticsQueryPayload<ExtArgs>
+      fields: Prisma.AnalyticsQueryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AnalyticsQueryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AnalyticsQueryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        findFirst: {
+          args: Prisma.AnalyticsQueryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AnalyticsQueryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        findMany: {
+          args: Prisma.AnalyticsQueryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        create: {
+          args: Prisma.AnalyticsQueryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        createMany: {
+          args: Prisma.AnalyticsQueryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AnalyticsQueryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        delete: {
+          args: Prisma.AnalyticsQueryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        update: {
+          args: Prisma.AnalyticsQueryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        deleteMany: {
+          args: Prisma.AnalyticsQueryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AnalyticsQueryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AnalyticsQueryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>[]
+        }
+        upsert: {
+          args: Prisma.AnalyticsQueryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsQueryPayload>
+        }
+        aggregate: {
+          args: Prisma.AnalyticsQueryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAnalyticsQuery>
+        }
+        groupBy: {
+          args: Prisma.AnalyticsQueryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsQueryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AnalyticsQueryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsQueryCountAggregateOutputType> | number
+        }
+      }
+    }
+    AnalyticsExecution: {
+      payload: Prisma.$AnalyticsExecutionPayload<ExtArgs>
+      fields: Prisma.AnalyticsExecutionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AnalyticsExecutionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AnalyticsExecutionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        findFirst: {
+          args: Prisma.AnalyticsExecutionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AnalyticsExecutionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        findMany: {
+          args: Prisma.AnalyticsExecutionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        create: {
+          args: Prisma.AnalyticsExecutionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        createMany: {
+          args: Prisma.AnalyticsExecutionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AnalyticsExecutionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        delete: {
+          args: Prisma.AnalyticsExecutionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        update: {
+          args: Prisma.AnalyticsExecutionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        deleteMany: {
+          args: Prisma.AnalyticsExecutionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AnalyticsExecutionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AnalyticsExecutionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>[]
+        }
+        upsert: {
+          args: Prisma.AnalyticsExecutionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AnalyticsExecutionPayload>
+        }
+        aggregate: {
+          args: Prisma.AnalyticsExecutionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAnalyticsExecution>
+        }
+        groupBy: {
+          args: Prisma.AnalyticsExecutionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsExecutionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AnalyticsExecutionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AnalyticsExecutionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2695,6 +3070,99 @@ export const DatatableScalarFieldEnum = {
 export type DatatableScalarFieldEnum = (typeof DatatableScalarFieldEnum)[keyof typeof DatatableScalarFieldEnum]
 
 
+export const StorageBucketScalarFieldEnum = {
+  id: 'id',
+  uuid: 'uuid',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  provider: 'provider',
+  visibility: 'visibility',
+  fileSizeLimit: 'fileSizeLimit',
+  allowedMimeTypes: 'allowedMimeTypes',
+  objectCount: 'objectCount',
+  totalSize: 'totalSize',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type StorageBucketScalarFieldEnum = (typeof StorageBucketScalarFieldEnum)[keyof typeof StorageBucketScalarFieldEnum]
+
+
+export const StorageObjectScalarFieldEnum = {
+  id: 'id',
+  uuid: 'uuid',
+  siteId: 'siteId',
+  bucketId: 'bucketId',
+  filePath: 'filePath',
+  filename: 'filename',
+  size: 'size',
+  mimetype: 'mimetype',
+  metadata: 'metadata',
+  visibility: 'visibility',
+  storageKey: 'storageKey',
+  etag: 'etag',
+  createdById: 'createdById',
+  modifiedById: 'modifiedById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type StorageObjectScalarFieldEnum = (typeof StorageObjectScalarFieldEnum)[keyof typeof StorageObjectScalarFieldEnum]
+
+
+export const StorageCleanupScalarFieldEnum = {
+  id: 'id',
+  provider: 'provider',
+  key: 'key',
+  isPrefix: 'isPrefix',
+  attempts: 'attempts',
+  createdAt: 'createdAt'
+} as const
+
+export type StorageCleanupScalarFieldEnum = (typeof StorageCleanupScalarFieldEnum)[keyof typeof StorageCleanupScalarFieldEnum]
+
+
+export const AnalyticsQueryScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  connectionType: 'connectionType',
+  secretKey: 'secretKey',
+  queryText: 'queryText',
+  tags: 'tags',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AnalyticsQueryScalarFieldEnum = (typeof AnalyticsQueryScalarFieldEnum)[keyof typeof AnalyticsQueryScalarFieldEnum]
+
+
+export const AnalyticsExecutionScalarFieldEnum = {
+  id: 'id',
+  executionKey: 'executionKey',
+  siteId: 'siteId',
+  queryId: 'queryId',
+  userId: 'userId',
+  engine: 'engine',
+  status: 'status',
+  errorCode: 'errorCode',
+  rowCount: 'rowCount',
+  truncated: 'truncated',
+  durationMs: 'durationMs',
+  createdAt: 'createdAt'
+} as const
+
+export type AnalyticsExecutionScalarFieldEnum = (typeof AnalyticsExecutionScalarFieldEnum)[keyof typeof AnalyticsExecutionScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3029,6 +3497,11 @@ export type GlobalOmitConfig = {
   secretTagLink?: Prisma.SecretTagLinkOmit
   secretHistory?: Prisma.SecretHistoryOmit
   datatable?: Prisma.DatatableOmit
+  storageBucket?: Prisma.StorageBucketOmit
+  storageObject?: Prisma.StorageObjectOmit
+  storageCleanup?: Prisma.StorageCleanupOmit
+  analyticsQuery?: Prisma.AnalyticsQueryOmit
+  analyticsExecution?: Prisma.AnalyticsExecutionOmit
 }
 
 /* Types for Logging */

@@ -75,7 +75,12 @@ export const ModelName = {
   Secret: 'Secret',
   SecretTagLink: 'SecretTagLink',
   SecretHistory: 'SecretHistory',
-  Datatable: 'Datatable'
+  Datatable: 'Datatable',
+  StorageBucket: 'StorageBucket',
+  StorageObject: 'StorageObject',
+  StorageCleanup: 'StorageCleanup',
+  AnalyticsQuery: 'AnalyticsQuery',
+  AnalyticsExecution: 'AnalyticsExecution'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -457,6 +462,99 @@ export const DatatableScalarFieldEnum = {
 } as const
 
 export type DatatableScalarFieldEnum = (typeof DatatableScalarFieldEnum)[keyof typeof DatatableScalarFieldEnum]
+
+
+export const StorageBucketScalarFieldEnum = {
+  id: 'id',
+  uuid: 'uuid',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  provider: 'provider',
+  visibility: 'visibility',
+  fileSizeLimit: 'fileSizeLimit',
+  allowedMimeTypes: 'allowedMimeTypes',
+  objectCount: 'objectCount',
+  totalSize: 'totalSize',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type StorageBucketScalarFieldEnum = (typeof StorageBucketScalarFieldEnum)[keyof typeof StorageBucketScalarFieldEnum]
+
+
+export const StorageObjectScalarFieldEnum = {
+  id: 'id',
+  uuid: 'uuid',
+  siteId: 'siteId',
+  bucketId: 'bucketId',
+  filePath: 'filePath',
+  filename: 'filename',
+  size: 'size',
+  mimetype: 'mimetype',
+  metadata: 'metadata',
+  visibility: 'visibility',
+  storageKey: 'storageKey',
+  etag: 'etag',
+  createdById: 'createdById',
+  modifiedById: 'modifiedById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type StorageObjectScalarFieldEnum = (typeof StorageObjectScalarFieldEnum)[keyof typeof StorageObjectScalarFieldEnum]
+
+
+export const StorageCleanupScalarFieldEnum = {
+  id: 'id',
+  provider: 'provider',
+  key: 'key',
+  isPrefix: 'isPrefix',
+  attempts: 'attempts',
+  createdAt: 'createdAt'
+} as const
+
+export type StorageCleanupScalarFieldEnum = (typeof StorageCleanupScalarFieldEnum)[keyof typeof StorageCleanupScalarFieldEnum]
+
+
+export const AnalyticsQueryScalarFieldEnum = {
+  id: 'id',
+  siteId: 'siteId',
+  appId: 'appId',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  connectionType: 'connectionType',
+  secretKey: 'secretKey',
+  queryText: 'queryText',
+  tags: 'tags',
+  createdById: 'createdById',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AnalyticsQueryScalarFieldEnum = (typeof AnalyticsQueryScalarFieldEnum)[keyof typeof AnalyticsQueryScalarFieldEnum]
+
+
+export const AnalyticsExecutionScalarFieldEnum = {
+  id: 'id',
+  executionKey: 'executionKey',
+  siteId: 'siteId',
+  queryId: 'queryId',
+  userId: 'userId',
+  engine: 'engine',
+  status: 'status',
+  errorCode: 'errorCode',
+  rowCount: 'rowCount',
+  truncated: 'truncated',
+  durationMs: 'durationMs',
+  createdAt: 'createdAt'
+} as const
+
+export type AnalyticsExecutionScalarFieldEnum = (typeof AnalyticsExecutionScalarFieldEnum)[keyof typeof AnalyticsExecutionScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -284,6 +284,8 @@ export type AppWhereInput = {
   apiKeys?: Prisma.ApiKeyListRelationFilter
   secrets?: Prisma.SecretListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  storageBuckets?: Prisma.StorageBucketListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
 }
 
 export type AppOrderByWithRelationInput = {
@@ -303,6 +305,8 @@ export type AppOrderByWithRelationInput = {
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
   secrets?: Prisma.SecretOrderByRelationAggregateInput
   datatables?: Prisma.DatatableOrderByRelationAggregateInput
+  storageBuckets?: Prisma.StorageBucketOrderByRelationAggregateInput
+  analyticsQueries?: Prisma.AnalyticsQueryOrderByRelationAggregateInput
 }
 
 export type AppWhereUniqueInput = Prisma.AtLeast<{
@@ -326,6 +330,8 @@ export type AppWhereUniqueInput = Prisma.AtLeast<{
   apiKeys?: Prisma.ApiKeyListRelationFilter
   secrets?: Prisma.SecretListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  storageBuckets?: Prisma.StorageBucketListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
 }, "id" | "uuid" | "siteId_slug">
 
 export type AppOrderByWithAggregationInput = {
@@ -381,6 +387,8 @@ export type AppCreateInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateInput = {
@@ -399,6 +407,8 @@ export type AppUncheckedCreateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppUpdateInput = {
@@ -416,6 +426,8 @@ export type AppUpdateInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateInput = {
@@ -434,6 +446,8 @@ export type AppUncheckedUpdateInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManyInput = {
@@ -647,6 +661,34 @@ export type AppUpdateOneRequiredWithoutDatatablesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutDatatablesInput, Prisma.AppUpdateWithoutDatatablesInput>, Prisma.AppUncheckedUpdateWithoutDatatablesInput>
 }
 
+export type AppCreateNestedOneWithoutStorageBucketsInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutStorageBucketsInput, Prisma.AppUncheckedCreateWithoutStorageBucketsInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutStorageBucketsInput
+  connect?: Prisma.AppWhereUniqueInput
+}
+
+export type AppUpdateOneRequiredWithoutStorageBucketsNestedInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutStorageBucketsInput, Prisma.AppUncheckedCreateWithoutStorageBucketsInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutStorageBucketsInput
+  upsert?: Prisma.AppUpsertWithoutStorageBucketsInput
+  connect?: Prisma.AppWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutStorageBucketsInput, Prisma.AppUpdateWithoutStorageBucketsInput>, Prisma.AppUncheckedUpdateWithoutStorageBucketsInput>
+}
+
+export type AppCreateNestedOneWithoutAnalyticsQueriesInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutAnalyticsQueriesInput
+  connect?: Prisma.AppWhereUniqueInput
+}
+
+export type AppUpdateOneRequiredWithoutAnalyticsQueriesNestedInput = {
+  create?: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.AppCreateOrConnectWithoutAnalyticsQueriesInput
+  upsert?: Prisma.AppUpsertWithoutAnalyticsQueriesInput
+  connect?: Prisma.AppWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AppUpdateToOneWithWhereWithoutAnalyticsQueriesInput, Prisma.AppUpdateWithoutAnalyticsQueriesInput>, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
 export type AppCreateWithoutSiteInput = {
   uuid?: string
   slug: string
@@ -661,6 +703,8 @@ export type AppCreateWithoutSiteInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSiteInput = {
@@ -678,6 +722,8 @@ export type AppUncheckedCreateWithoutSiteInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSiteInput = {
@@ -738,6 +784,8 @@ export type AppCreateWithoutApiKeysInput = {
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutApiKeysInput = {
@@ -755,6 +803,8 @@ export type AppUncheckedCreateWithoutApiKeysInput = {
   deletedAt?: Date | string | null
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutApiKeysInput = {
@@ -787,6 +837,8 @@ export type AppUpdateWithoutApiKeysInput = {
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutApiKeysInput = {
@@ -804,6 +856,8 @@ export type AppUncheckedUpdateWithoutApiKeysInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutSecretsInput = {
@@ -820,6 +874,8 @@ export type AppCreateWithoutSecretsInput = {
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutSecretsInput = {
@@ -837,6 +893,8 @@ export type AppUncheckedCreateWithoutSecretsInput = {
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutSecretsInput = {
@@ -869,6 +927,8 @@ export type AppUpdateWithoutSecretsInput = {
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSecretsInput = {
@@ -886,6 +946,8 @@ export type AppUncheckedUpdateWithoutSecretsInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateWithoutDatatablesInput = {
@@ -902,6 +964,8 @@ export type AppCreateWithoutDatatablesInput = {
   site: Prisma.SiteCreateNestedOneWithoutAppsInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
 }
 
 export type AppUncheckedCreateWithoutDatatablesInput = {
@@ -919,6 +983,8 @@ export type AppUncheckedCreateWithoutDatatablesInput = {
   deletedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
 }
 
 export type AppCreateOrConnectWithoutDatatablesInput = {
@@ -951,6 +1017,8 @@ export type AppUpdateWithoutDatatablesInput = {
   site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutDatatablesInput = {
@@ -968,6 +1036,188 @@ export type AppUncheckedUpdateWithoutDatatablesInput = {
   deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+}
+
+export type AppCreateWithoutStorageBucketsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  site: Prisma.SiteCreateNestedOneWithoutAppsInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutAppInput
+}
+
+export type AppUncheckedCreateWithoutStorageBucketsInput = {
+  id?: number
+  uuid?: string
+  siteId: number
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutAppInput
+}
+
+export type AppCreateOrConnectWithoutStorageBucketsInput = {
+  where: Prisma.AppWhereUniqueInput
+  create: Prisma.XOR<Prisma.AppCreateWithoutStorageBucketsInput, Prisma.AppUncheckedCreateWithoutStorageBucketsInput>
+}
+
+export type AppUpsertWithoutStorageBucketsInput = {
+  update: Prisma.XOR<Prisma.AppUpdateWithoutStorageBucketsInput, Prisma.AppUncheckedUpdateWithoutStorageBucketsInput>
+  create: Prisma.XOR<Prisma.AppCreateWithoutStorageBucketsInput, Prisma.AppUncheckedCreateWithoutStorageBucketsInput>
+  where?: Prisma.AppWhereInput
+}
+
+export type AppUpdateToOneWithWhereWithoutStorageBucketsInput = {
+  where?: Prisma.AppWhereInput
+  data: Prisma.XOR<Prisma.AppUpdateWithoutStorageBucketsInput, Prisma.AppUncheckedUpdateWithoutStorageBucketsInput>
+}
+
+export type AppUpdateWithoutStorageBucketsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
+}
+
+export type AppUncheckedUpdateWithoutStorageBucketsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  siteId?: Prisma.IntFieldUpdateOperationsInput | number
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
+}
+
+export type AppCreateWithoutAnalyticsQueriesInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  site: Prisma.SiteCreateNestedOneWithoutAppsInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutAppInput
+}
+
+export type AppUncheckedCreateWithoutAnalyticsQueriesInput = {
+  id?: number
+  uuid?: string
+  siteId: number
+  slug: string
+  name: string
+  description?: string
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAppInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutAppInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutAppInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutAppInput
+}
+
+export type AppCreateOrConnectWithoutAnalyticsQueriesInput = {
+  where: Prisma.AppWhereUniqueInput
+  create: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+}
+
+export type AppUpsertWithoutAnalyticsQueriesInput = {
+  update: Prisma.XOR<Prisma.AppUpdateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+  create: Prisma.XOR<Prisma.AppCreateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedCreateWithoutAnalyticsQueriesInput>
+  where?: Prisma.AppWhereInput
+}
+
+export type AppUpdateToOneWithWhereWithoutAnalyticsQueriesInput = {
+  where?: Prisma.AppWhereInput
+  data: Prisma.XOR<Prisma.AppUpdateWithoutAnalyticsQueriesInput, Prisma.AppUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
+export type AppUpdateWithoutAnalyticsQueriesInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  site?: Prisma.SiteUpdateOneRequiredWithoutAppsNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+}
+
+export type AppUncheckedUpdateWithoutAnalyticsQueriesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  siteId?: Prisma.IntFieldUpdateOperationsInput | number
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppCreateManySiteInput = {
@@ -998,6 +1248,8 @@ export type AppUpdateWithoutSiteInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateWithoutSiteInput = {
@@ -1015,6 +1267,8 @@ export type AppUncheckedUpdateWithoutSiteInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAppNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutAppNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutAppNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutAppNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutAppNestedInput
 }
 
 export type AppUncheckedUpdateManyWithoutSiteInput = {
@@ -1040,12 +1294,16 @@ export type AppCountOutputType = {
   apiKeys: number
   secrets: number
   datatables: number
+  storageBuckets: number
+  analyticsQueries: number
 }
 
 export type AppCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiKeys?: boolean | AppCountOutputTypeCountApiKeysArgs
   secrets?: boolean | AppCountOutputTypeCountSecretsArgs
   datatables?: boolean | AppCountOutputTypeCountDatatablesArgs
+  storageBuckets?: boolean | AppCountOutputTypeCountStorageBucketsArgs
+  analyticsQueries?: boolean | AppCountOutputTypeCountAnalyticsQueriesArgs
 }
 
 /**
@@ -1079,6 +1337,20 @@ export type AppCountOutputTypeCountDatatablesArgs<ExtArgs extends runtime.Types.
   where?: Prisma.DatatableWhereInput
 }
 
+/**
+ * AppCountOutputType without action
+ */
+export type AppCountOutputTypeCountStorageBucketsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.StorageBucketWhereInput
+}
+
+/**
+ * AppCountOutputType without action
+ */
+export type AppCountOutputTypeCountAnalyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AnalyticsQueryWhereInput
+}
+
 
 export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1097,6 +1369,8 @@ export type AppSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   apiKeys?: boolean | Prisma.App$apiKeysArgs<ExtArgs>
   secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
   datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
+  storageBuckets?: boolean | Prisma.App$storageBucketsArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.App$analyticsQueriesArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["app"]>
 
@@ -1153,6 +1427,8 @@ export type AppInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   apiKeys?: boolean | Prisma.App$apiKeysArgs<ExtArgs>
   secrets?: boolean | Prisma.App$secretsArgs<ExtArgs>
   datatables?: boolean | Prisma.App$datatablesArgs<ExtArgs>
+  storageBuckets?: boolean | Prisma.App$storageBucketsArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.App$analyticsQueriesArgs<ExtArgs>
   _count?: boolean | Prisma.AppCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AppIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1169,6 +1445,8 @@ export type $AppPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     apiKeys: Prisma.$ApiKeyPayload<ExtArgs>[]
     secrets: Prisma.$SecretPayload<ExtArgs>[]
     datatables: Prisma.$DatatablePayload<ExtArgs>[]
+    storageBuckets: Prisma.$StorageBucketPayload<ExtArgs>[]
+    analyticsQueries: Prisma.$AnalyticsQueryPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1581,6 +1859,8 @@ export interface Prisma__AppClient<T, Null = never, ExtArgs extends runtime.Type
   apiKeys<T extends Prisma.App$apiKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$apiKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   secrets<T extends Prisma.App$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   datatables<T extends Prisma.App$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  storageBuckets<T extends Prisma.App$storageBucketsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$storageBucketsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StorageBucketPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  analyticsQueries<T extends Prisma.App$analyticsQueriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.App$analyticsQueriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsQueryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2092,6 +2372,54 @@ export type App$datatablesArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.DatatableScalarFieldEnum | Prisma.DatatableScalarFieldEnum[]
+}
+
+/**
+ * App.storageBuckets
+ */
+export type App$storageBucketsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the StorageBucket
+   */
+  select?: Prisma.StorageBucketSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the StorageBucket
+   */
+  omit?: Prisma.StorageBucketOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.StorageBucketInclude<ExtArgs> | null
+  where?: Prisma.StorageBucketWhereInput
+  orderBy?: Prisma.StorageBucketOrderByWithRelationInput | Prisma.StorageBucketOrderByWithRelationInput[]
+  cursor?: Prisma.StorageBucketWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.StorageBucketScalarFieldEnum | Prisma.StorageBucketScalarFieldEnum[]
+}
+
+/**
+ * App.analyticsQueries
+ */
+export type App$analyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AnalyticsQuery
+   */
+  select?: Prisma.AnalyticsQuerySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AnalyticsQuery
+   */
+  omit?: Prisma.AnalyticsQueryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AnalyticsQueryInclude<ExtArgs> | null
+  where?: Prisma.AnalyticsQueryWhereInput
+  orderBy?: Prisma.AnalyticsQueryOrderByWithRelationInput | Prisma.AnalyticsQueryOrderByWithRelationInput[]
+  cursor?: Prisma.AnalyticsQueryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AnalyticsQueryScalarFieldEnum | Prisma.AnalyticsQueryScalarFieldEnum[]
 }
 
 /**

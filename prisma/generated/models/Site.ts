@@ -309,6 +309,9 @@ export type SiteWhereInput = {
   secrets?: Prisma.SecretListRelationFilter
   secretHistory?: Prisma.SecretHistoryListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  storageBuckets?: Prisma.StorageBucketListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
+  analyticsExecutions?: Prisma.AnalyticsExecutionListRelationFilter
 }
 
 export type SiteOrderByWithRelationInput = {
@@ -336,6 +339,9 @@ export type SiteOrderByWithRelationInput = {
   secrets?: Prisma.SecretOrderByRelationAggregateInput
   secretHistory?: Prisma.SecretHistoryOrderByRelationAggregateInput
   datatables?: Prisma.DatatableOrderByRelationAggregateInput
+  storageBuckets?: Prisma.StorageBucketOrderByRelationAggregateInput
+  analyticsQueries?: Prisma.AnalyticsQueryOrderByRelationAggregateInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionOrderByRelationAggregateInput
 }
 
 export type SiteWhereUniqueInput = Prisma.AtLeast<{
@@ -366,6 +372,9 @@ export type SiteWhereUniqueInput = Prisma.AtLeast<{
   secrets?: Prisma.SecretListRelationFilter
   secretHistory?: Prisma.SecretHistoryListRelationFilter
   datatables?: Prisma.DatatableListRelationFilter
+  storageBuckets?: Prisma.StorageBucketListRelationFilter
+  analyticsQueries?: Prisma.AnalyticsQueryListRelationFilter
+  analyticsExecutions?: Prisma.AnalyticsExecutionListRelationFilter
 }, "id" | "uuid" | "slug" | "schemaName">
 
 export type SiteOrderByWithAggregationInput = {
@@ -435,6 +444,9 @@ export type SiteCreateInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateInput = {
@@ -461,6 +473,9 @@ export type SiteUncheckedCreateInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUpdateInput = {
@@ -486,6 +501,9 @@ export type SiteUpdateInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateInput = {
@@ -512,6 +530,9 @@ export type SiteUncheckedUpdateInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyInput = {
@@ -799,6 +820,48 @@ export type SiteUpdateOneRequiredWithoutDatatablesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutDatatablesInput, Prisma.SiteUpdateWithoutDatatablesInput>, Prisma.SiteUncheckedUpdateWithoutDatatablesInput>
 }
 
+export type SiteCreateNestedOneWithoutStorageBucketsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutStorageBucketsInput, Prisma.SiteUncheckedCreateWithoutStorageBucketsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutStorageBucketsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutStorageBucketsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutStorageBucketsInput, Prisma.SiteUncheckedCreateWithoutStorageBucketsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutStorageBucketsInput
+  upsert?: Prisma.SiteUpsertWithoutStorageBucketsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutStorageBucketsInput, Prisma.SiteUpdateWithoutStorageBucketsInput>, Prisma.SiteUncheckedUpdateWithoutStorageBucketsInput>
+}
+
+export type SiteCreateNestedOneWithoutAnalyticsQueriesInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutAnalyticsQueriesInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutAnalyticsQueriesNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedCreateWithoutAnalyticsQueriesInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutAnalyticsQueriesInput
+  upsert?: Prisma.SiteUpsertWithoutAnalyticsQueriesInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutAnalyticsQueriesInput, Prisma.SiteUpdateWithoutAnalyticsQueriesInput>, Prisma.SiteUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
+export type SiteCreateNestedOneWithoutAnalyticsExecutionsInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedCreateWithoutAnalyticsExecutionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutAnalyticsExecutionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+}
+
+export type SiteUpdateOneRequiredWithoutAnalyticsExecutionsNestedInput = {
+  create?: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedCreateWithoutAnalyticsExecutionsInput>
+  connectOrCreate?: Prisma.SiteCreateOrConnectWithoutAnalyticsExecutionsInput
+  upsert?: Prisma.SiteUpsertWithoutAnalyticsExecutionsInput
+  connect?: Prisma.SiteWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SiteUpdateToOneWithWhereWithoutAnalyticsExecutionsInput, Prisma.SiteUpdateWithoutAnalyticsExecutionsInput>, Prisma.SiteUncheckedUpdateWithoutAnalyticsExecutionsInput>
+}
+
 export type SiteCreateWithoutOrganizationInput = {
   uuid?: string
   slug: string
@@ -821,6 +884,9 @@ export type SiteCreateWithoutOrganizationInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutOrganizationInput = {
@@ -846,6 +912,9 @@ export type SiteUncheckedCreateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutOrganizationInput = {
@@ -917,6 +986,9 @@ export type SiteCreateWithoutDomainsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDomainsInput = {
@@ -942,6 +1014,9 @@ export type SiteUncheckedCreateWithoutDomainsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDomainsInput = {
@@ -982,6 +1057,9 @@ export type SiteUpdateWithoutDomainsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDomainsInput = {
@@ -1007,6 +1085,9 @@ export type SiteUncheckedUpdateWithoutDomainsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutAppsInput = {
@@ -1031,6 +1112,9 @@ export type SiteCreateWithoutAppsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutAppsInput = {
@@ -1056,6 +1140,9 @@ export type SiteUncheckedCreateWithoutAppsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutAppsInput = {
@@ -1096,6 +1183,9 @@ export type SiteUpdateWithoutAppsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutAppsInput = {
@@ -1121,6 +1211,9 @@ export type SiteUncheckedUpdateWithoutAppsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretDataKeysInput = {
@@ -1145,6 +1238,9 @@ export type SiteCreateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
@@ -1170,6 +1266,9 @@ export type SiteUncheckedCreateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretDataKeysInput = {
@@ -1210,6 +1309,9 @@ export type SiteUpdateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
@@ -1235,6 +1337,9 @@ export type SiteUncheckedUpdateWithoutSecretDataKeysInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTypesInput = {
@@ -1259,6 +1364,9 @@ export type SiteCreateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTypesInput = {
@@ -1284,6 +1392,9 @@ export type SiteUncheckedCreateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTypesInput = {
@@ -1324,6 +1435,9 @@ export type SiteUpdateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTypesInput = {
@@ -1349,6 +1463,9 @@ export type SiteUncheckedUpdateWithoutSecretTypesInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretTagsInput = {
@@ -1373,6 +1490,9 @@ export type SiteCreateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretTagsInput = {
@@ -1398,6 +1518,9 @@ export type SiteUncheckedCreateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretTagsInput = {
@@ -1438,6 +1561,9 @@ export type SiteUpdateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretTagsInput = {
@@ -1463,6 +1589,9 @@ export type SiteUncheckedUpdateWithoutSecretTagsInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretsInput = {
@@ -1487,6 +1616,9 @@ export type SiteCreateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretsInput = {
@@ -1512,6 +1644,9 @@ export type SiteUncheckedCreateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretsInput = {
@@ -1552,6 +1687,9 @@ export type SiteUpdateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretsInput = {
@@ -1577,6 +1715,9 @@ export type SiteUncheckedUpdateWithoutSecretsInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutSecretHistoryInput = {
@@ -1601,6 +1742,9 @@ export type SiteCreateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutSecretHistoryInput = {
@@ -1626,6 +1770,9 @@ export type SiteUncheckedCreateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutSecretHistoryInput = {
@@ -1666,6 +1813,9 @@ export type SiteUpdateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
@@ -1691,6 +1841,9 @@ export type SiteUncheckedUpdateWithoutSecretHistoryInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateWithoutDatatablesInput = {
@@ -1715,6 +1868,9 @@ export type SiteCreateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
 }
 
 export type SiteUncheckedCreateWithoutDatatablesInput = {
@@ -1740,6 +1896,9 @@ export type SiteUncheckedCreateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
   secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
   secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
 }
 
 export type SiteCreateOrConnectWithoutDatatablesInput = {
@@ -1780,6 +1939,9 @@ export type SiteUpdateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutDatatablesInput = {
@@ -1805,6 +1967,387 @@ export type SiteUncheckedUpdateWithoutDatatablesInput = {
   secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutStorageBucketsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutStorageBucketsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutStorageBucketsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutStorageBucketsInput, Prisma.SiteUncheckedCreateWithoutStorageBucketsInput>
+}
+
+export type SiteUpsertWithoutStorageBucketsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutStorageBucketsInput, Prisma.SiteUncheckedUpdateWithoutStorageBucketsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutStorageBucketsInput, Prisma.SiteUncheckedCreateWithoutStorageBucketsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutStorageBucketsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutStorageBucketsInput, Prisma.SiteUncheckedUpdateWithoutStorageBucketsInput>
+}
+
+export type SiteUpdateWithoutStorageBucketsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutStorageBucketsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutAnalyticsQueriesInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutAnalyticsQueriesInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutAnalyticsQueriesInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedCreateWithoutAnalyticsQueriesInput>
+}
+
+export type SiteUpsertWithoutAnalyticsQueriesInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedUpdateWithoutAnalyticsQueriesInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedCreateWithoutAnalyticsQueriesInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutAnalyticsQueriesInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutAnalyticsQueriesInput, Prisma.SiteUncheckedUpdateWithoutAnalyticsQueriesInput>
+}
+
+export type SiteUpdateWithoutAnalyticsQueriesInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutAnalyticsQueriesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteCreateWithoutAnalyticsExecutionsInput = {
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  organization: Prisma.OrganizationCreateNestedOneWithoutSitesInput
+  domains?: Prisma.DomainCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryCreateNestedManyWithoutSiteInput
+}
+
+export type SiteUncheckedCreateWithoutAnalyticsExecutionsInput = {
+  id?: number
+  uuid?: string
+  slug: string
+  name: string
+  description?: string
+  organizationId: number
+  schemaName: string
+  environment?: string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: boolean
+  isDeleted?: boolean
+  createdById?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  deletedAt?: Date | string | null
+  domains?: Prisma.DomainUncheckedCreateNestedManyWithoutSiteInput
+  apps?: Prisma.AppUncheckedCreateNestedManyWithoutSiteInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedCreateNestedManyWithoutSiteInput
+  secretTypes?: Prisma.SecretTypeUncheckedCreateNestedManyWithoutSiteInput
+  secretTags?: Prisma.SecretTagUncheckedCreateNestedManyWithoutSiteInput
+  secrets?: Prisma.SecretUncheckedCreateNestedManyWithoutSiteInput
+  secretHistory?: Prisma.SecretHistoryUncheckedCreateNestedManyWithoutSiteInput
+  datatables?: Prisma.DatatableUncheckedCreateNestedManyWithoutSiteInput
+  storageBuckets?: Prisma.StorageBucketUncheckedCreateNestedManyWithoutSiteInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedCreateNestedManyWithoutSiteInput
+}
+
+export type SiteCreateOrConnectWithoutAnalyticsExecutionsInput = {
+  where: Prisma.SiteWhereUniqueInput
+  create: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedCreateWithoutAnalyticsExecutionsInput>
+}
+
+export type SiteUpsertWithoutAnalyticsExecutionsInput = {
+  update: Prisma.XOR<Prisma.SiteUpdateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedUpdateWithoutAnalyticsExecutionsInput>
+  create: Prisma.XOR<Prisma.SiteCreateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedCreateWithoutAnalyticsExecutionsInput>
+  where?: Prisma.SiteWhereInput
+}
+
+export type SiteUpdateToOneWithWhereWithoutAnalyticsExecutionsInput = {
+  where?: Prisma.SiteWhereInput
+  data: Prisma.XOR<Prisma.SiteUpdateWithoutAnalyticsExecutionsInput, Prisma.SiteUncheckedUpdateWithoutAnalyticsExecutionsInput>
+}
+
+export type SiteUpdateWithoutAnalyticsExecutionsInput = {
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  organization?: Prisma.OrganizationUpdateOneRequiredWithoutSitesNestedInput
+  domains?: Prisma.DomainUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+}
+
+export type SiteUncheckedUpdateWithoutAnalyticsExecutionsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  uuid?: Prisma.StringFieldUpdateOperationsInput | string
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.IntFieldUpdateOperationsInput | number
+  schemaName?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.StringFieldUpdateOperationsInput | string
+  siteSettings?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  isActive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  isDeleted?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdById?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deletedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  domains?: Prisma.DomainUncheckedUpdateManyWithoutSiteNestedInput
+  apps?: Prisma.AppUncheckedUpdateManyWithoutSiteNestedInput
+  secretDataKeys?: Prisma.SecretDataKeyUncheckedUpdateManyWithoutSiteNestedInput
+  secretTypes?: Prisma.SecretTypeUncheckedUpdateManyWithoutSiteNestedInput
+  secretTags?: Prisma.SecretTagUncheckedUpdateManyWithoutSiteNestedInput
+  secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
+  secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
+  datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteCreateManyOrganizationInput = {
@@ -1846,6 +2389,9 @@ export type SiteUpdateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateWithoutOrganizationInput = {
@@ -1871,6 +2417,9 @@ export type SiteUncheckedUpdateWithoutOrganizationInput = {
   secrets?: Prisma.SecretUncheckedUpdateManyWithoutSiteNestedInput
   secretHistory?: Prisma.SecretHistoryUncheckedUpdateManyWithoutSiteNestedInput
   datatables?: Prisma.DatatableUncheckedUpdateManyWithoutSiteNestedInput
+  storageBuckets?: Prisma.StorageBucketUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsQueries?: Prisma.AnalyticsQueryUncheckedUpdateManyWithoutSiteNestedInput
+  analyticsExecutions?: Prisma.AnalyticsExecutionUncheckedUpdateManyWithoutSiteNestedInput
 }
 
 export type SiteUncheckedUpdateManyWithoutOrganizationInput = {
@@ -1904,6 +2453,9 @@ export type SiteCountOutputType = {
   secrets: number
   secretHistory: number
   datatables: number
+  storageBuckets: number
+  analyticsQueries: number
+  analyticsExecutions: number
 }
 
 export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1915,6 +2467,9 @@ export type SiteCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   secrets?: boolean | SiteCountOutputTypeCountSecretsArgs
   secretHistory?: boolean | SiteCountOutputTypeCountSecretHistoryArgs
   datatables?: boolean | SiteCountOutputTypeCountDatatablesArgs
+  storageBuckets?: boolean | SiteCountOutputTypeCountStorageBucketsArgs
+  analyticsQueries?: boolean | SiteCountOutputTypeCountAnalyticsQueriesArgs
+  analyticsExecutions?: boolean | SiteCountOutputTypeCountAnalyticsExecutionsArgs
 }
 
 /**
@@ -1983,6 +2538,27 @@ export type SiteCountOutputTypeCountDatatablesArgs<ExtArgs extends runtime.Types
   where?: Prisma.DatatableWhereInput
 }
 
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountStorageBucketsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.StorageBucketWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountAnalyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AnalyticsQueryWhereInput
+}
+
+/**
+ * SiteCountOutputType without action
+ */
+export type SiteCountOutputTypeCountAnalyticsExecutionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AnalyticsExecutionWhereInput
+}
+
 
 export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2009,6 +2585,9 @@ export type SiteSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
+  storageBuckets?: boolean | Prisma.Site$storageBucketsArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.Site$analyticsQueriesArgs<ExtArgs>
+  analyticsExecutions?: boolean | Prisma.Site$analyticsExecutionsArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["site"]>
 
@@ -2079,6 +2658,9 @@ export type SiteInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   secrets?: boolean | Prisma.Site$secretsArgs<ExtArgs>
   secretHistory?: boolean | Prisma.Site$secretHistoryArgs<ExtArgs>
   datatables?: boolean | Prisma.Site$datatablesArgs<ExtArgs>
+  storageBuckets?: boolean | Prisma.Site$storageBucketsArgs<ExtArgs>
+  analyticsQueries?: boolean | Prisma.Site$analyticsQueriesArgs<ExtArgs>
+  analyticsExecutions?: boolean | Prisma.Site$analyticsExecutionsArgs<ExtArgs>
   _count?: boolean | Prisma.SiteCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SiteIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2100,6 +2682,9 @@ export type $SitePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     secrets: Prisma.$SecretPayload<ExtArgs>[]
     secretHistory: Prisma.$SecretHistoryPayload<ExtArgs>[]
     datatables: Prisma.$DatatablePayload<ExtArgs>[]
+    storageBuckets: Prisma.$StorageBucketPayload<ExtArgs>[]
+    analyticsQueries: Prisma.$AnalyticsQueryPayload<ExtArgs>[]
+    analyticsExecutions: Prisma.$AnalyticsExecutionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -2520,6 +3105,9 @@ export interface Prisma__SiteClient<T, Null = never, ExtArgs extends runtime.Typ
   secrets<T extends Prisma.Site$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   secretHistory<T extends Prisma.Site$secretHistoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$secretHistoryArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   datatables<T extends Prisma.Site$datatablesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$datatablesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DatatablePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  storageBuckets<T extends Prisma.Site$storageBucketsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$storageBucketsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StorageBucketPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  analyticsQueries<T extends Prisma.Site$analyticsQueriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$analyticsQueriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsQueryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  analyticsExecutions<T extends Prisma.Site$analyticsExecutionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Site$analyticsExecutionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AnalyticsExecutionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3154,6 +3742,78 @@ export type Site$datatablesArgs<ExtArgs extends runtime.Types.Extensions.Interna
   take?: number
   skip?: number
   distinct?: Prisma.DatatableScalarFieldEnum | Prisma.DatatableScalarFieldEnum[]
+}
+
+/**
+ * Site.storageBuckets
+ */
+export type Site$storageBucketsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the StorageBucket
+   */
+  select?: Prisma.StorageBucketSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the StorageBucket
+   */
+  omit?: Prisma.StorageBucketOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.StorageBucketInclude<ExtArgs> | null
+  where?: Prisma.StorageBucketWhereInput
+  orderBy?: Prisma.StorageBucketOrderByWithRelationInput | Prisma.StorageBucketOrderByWithRelationInput[]
+  cursor?: Prisma.StorageBucketWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.StorageBucketScalarFieldEnum | Prisma.StorageBucketScalarFieldEnum[]
+}
+
+/**
+ * Site.analyticsQueries
+ */
+export type Site$analyticsQueriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AnalyticsQuery
+   */
+  select?: Prisma.AnalyticsQuerySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AnalyticsQuery
+   */
+  omit?: Prisma.AnalyticsQueryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AnalyticsQueryInclude<ExtArgs> | null
+  where?: Prisma.AnalyticsQueryWhereInput
+  orderBy?: Prisma.AnalyticsQueryOrderByWithRelationInput | Prisma.AnalyticsQueryOrderByWithRelationInput[]
+  cursor?: Prisma.AnalyticsQueryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AnalyticsQueryScalarFieldEnum | Prisma.AnalyticsQueryScalarFieldEnum[]
+}
+
+/**
+ * Site.analyticsExecutions
+ */
+export type Site$analyticsExecutionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AnalyticsExecution
+   */
+  select?: Prisma.AnalyticsExecutionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AnalyticsExecution
+   */
+  omit?: Prisma.AnalyticsExecutionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AnalyticsExecutionInclude<ExtArgs> | null
+  where?: Prisma.AnalyticsExecutionWhereInput
+  orderBy?: Prisma.AnalyticsExecutionOrderByWithRelationInput | Prisma.AnalyticsExecutionOrderByWithRelationInput[]
+  cursor?: Prisma.AnalyticsExecutionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AnalyticsExecutionScalarFieldEnum | Prisma.AnalyticsExecutionScalarFieldEnum[]
 }
 
 /**

@@ -1,0 +1,194 @@
+// Executing a saved query (seed 2 "Execution safety", DECISIONS §10): the template is parsed,
+// compiled with the engine's markers and checked by its grammar on every run; values are
+// resolved server-side and bound; the run is logged under an execution_key with who, which
+// engine, how long, how many rows and the outcome, never the values.
+import crypto from 'node:crypto';
+import type { RequestContext } from '../../core/context.js';
+import { isAppError } from '../../core/errors.js';
+import { parsePage, type PageRequest, type Query } from '../../core/listing.js';
+import { physicalTableNames } from '../../data/data.api.js';
+import { readConnectionSecret } from '../../secrets/secrets.api.js';
+import { analyticsErrors } from '../analytics-errors.js';
+import { isConnectionFailure, type Engine, type RunResult } from '../engines/connector.js';
+import { runInternal } from '../engines/internal.js';
+import { connectorFor } from '../engines/registry.js';
+import { loadPgParser } from '../template/pg-check.js';
+import { prepareQuery } from '../template/prepare.js';
+import { parseTemplate } from '../template/template.js';
+import { parseParams, resolveValues, type Params } from '../template/values.js';
+import { executionRepository, type ExecutionRow } from './query.repository.js';
+import { engineOfType, loadQuery } from './query.service.js';
+
+export interface ExecuteResult {
+  status: 'success';
+  message: string;
+  data: Record<string, unknown>[];
+  total: number;
+  truncated: boolean;
+  execution_key: string;
+}
+
+/**
+ * Executions in this process by query and caller: one runs at a time, the next ones wait in
+ * order behind it (at most MAX_WAITING; beyond, 409). docs/analytics.md "One at a time".
+ */
+const MAX_WAITING = 16;
+const lanes = new Map<string, { tail: Promise<void>; size: number }>();
+
+async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  let lane = lanes.get(key);
+  if (!lane) lanes.set(key, (lane = { tail: Promise.resolve(), size: 0 }));
+  if (lane.size > MAX_WAITING) throw analyticsErrors.busy();
+  lane.size++;
+  const previous = lane.tail;
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  lane.tail = previous.then(() => mine);
+  await previous;
+  try {
+    return await work();
+  } finally {
+    release();
+    if (--lane.size === 0) lanes.delete(key);
+  }
+}
+
+const callerKey = (ctx: RequestContext): string =>
+  ctx.principal.kind === 'user' ? `u${ctx.principal.userId}` : ctx.principal.kind === 'api_key' ? `k${ctx.principal.keyId}` : 'anon';
+
+export async function executeQuery(ctx: RequestContext, appRef: string, slug: string, rawParams: unknown): Promise<ExecuteResult> {
+  const { row, app, site } = await loadQuery(ctx, appRef, slug, 'analytics:execute');
+  const params = parseParams(rawParams);
+  return oneAtATime(`${row.id}:${callerKey(ctx)}`, () => run(ctx, { row, app, site }, params));
+}
+
+async function run(ctx: RequestContext, { row, app, site }: Awaited<ReturnType<typeof loadQuery>>, params: Params): Promise<ExecuteResult> {
+  const executionKey = crypto.randomUUID();
+  const started = process.hrtime.bigint();
+  let engine: Engine = row.connectionType === 'internal' ? 'internal' : 'postgresql';
+  let result: RunResult | null = null;
+  let failure: unknown = null;
+  let redact: string[] = [];
+  try {
+    const template = parseTemplate(row.queryText);
+    await loadPgParser();
+    let secret: Awaited<ReturnType<typeof readConnectionSecret>> = null;
+    if (row.connectionType === 'external') {
+      secret = await readConnectionSecret(ctx, app.id, row.secretKey!);
+      if (!secret) throw analyticsErrors.secretResolution('Secret not found.', { secret_key: row.secretKey });
+      engine = engineOfType(secret.typeSlug);
+      redact = secretStrings(secret.value);
+    }
+    const scope = engine === 'internal' ? { schema: site.schemaName, tables: await physicalTableNames(ctx, app.id) } : undefined;
+    const prepared = prepareQuery(engine, template, scope);
+    const resolved = await resolveValues(template, { ctx, appId: app.id, params, external: engine !== 'internal' });
+    resolved.values.forEach((v, i) => resolved.fromSecret[i] && redact.push(...secretStrings(v)));
+    const values = prepared.slots.map((i) => resolved.values[i]);
+    const req = {
+      text: prepared.text,
+      values,
+      markers: prepared.markers,
+      maxRows: ctx.platform.config.analyticsMaxRows,
+      timeoutMs: ctx.platform.config.analyticsTimeoutMs,
+    };
+    result =
+      engine === 'internal'
+        ? await runInternal(ctx.platform, { siteId: site.id, schema: site.schemaName }, req)
+        : await connectorFor(ctx.platform, `${site.id}:${app.id}:${row.secretKey}`, engine, secret!.value).run(req);
+  } catch (e) {
+    failure = toAnalyticsError(e, redact);
+  }
+  const durationMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
+  const outcome = failure && isAppError(failure) ? failure.code : failure ? 'internal_error' : 'success';
+  const entry: Omit<ExecutionRow, 'createdAt'> = {
+    executionKey,
+    queryId: row.id,
+    userId: ctx.principal.kind === 'user' ? ctx.principal.userId : null,
+    engine,
+    status: failure ? 'error' : 'success',
+    errorCode: failure ? outcome : null,
+    rowCount: result?.rows.length ?? 0,
+    truncated: result?.truncated ?? false,
+    durationMs,
+  };
+  ctx.log.info(
+    { execution_key: executionKey, query: row.slug, app: app.slug, engine, duration_ms: durationMs, rows: entry.rowCount, outcome },
+    'analytics execution',
+  );
+  await executionRepository
+    .insert(ctx.platform.pool, site.id, entry)
+    .catch((e: Error) => ctx.log.error({ err: e.message, execution_key: executionKey }, 'analytics execution log failed'));
+  if (failure) throw failure;
+  return {
+    status: 'success',
+    message: result!.truncated ? `Query executed; the result was cut at ${ctx.platform.config.analyticsMaxRows} rows.` : 'Query executed.',
+    data: result!.rows,
+    total: result!.rows.length,
+    truncated: result!.truncated,
+    execution_key: executionKey,
+  };
+}
+
+/** Every string inside a secret value (at least 4 characters), to keep out of error details. */
+function secretStrings(value: unknown, out: string[] = [], depth = 0): string[] {
+  if (depth > 8) return out;
+  if (typeof value === 'string' && value.length >= 4) out.push(value);
+  else if (typeof value === 'number' && String(value).length >= 4) out.push(String(value));
+  else if (Array.isArray(value)) value.forEach((v) => secretStrings(v, out, depth + 1));
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => secretStrings(v, out, depth + 1));
+  return out;
+}
+
+function scrub(message: string, redact: string[]): string {
+  let m = message.slice(0, 500);
+  for (const s of redact) if (m.includes(s)) m = m.split(s).join('[redacted]');
+  return m;
+}
+
+/** Engine failures as the analytics errors: time-outs and refusals 422, unreachable engines 502. */
+export function toAnalyticsError(e: unknown, redact: string[]): unknown {
+  if (isAppError(e)) return e;
+  const err = e as { code?: unknown; message?: unknown; errno?: unknown };
+  const code = typeof err?.code === 'string' ? err.code : undefined;
+  const message = scrub(String(err?.message ?? 'Query failed.'), redact);
+  if (isConnectionFailure(e)) return analyticsErrors.connector('Could not connect to the analytics datasource.', { engine_code: code });
+  if (code === '57014')
+    return analyticsErrors.execution('The query was cancelled: it ran longer than the time-out.', { engine_code: code });
+  if (code) return analyticsErrors.execution(message, { engine_code: code });
+  return analyticsErrors.execution(message);
+}
+
+export interface ExecutionView {
+  execution_key: string;
+  engine: string;
+  status: string;
+  error_code: string | null;
+  row_count: number;
+  truncated: boolean;
+  duration_ms: number;
+  user: number | null;
+  created_at: string;
+}
+
+const toExecutionView = (r: ExecutionRow): ExecutionView => ({
+  execution_key: r.executionKey,
+  engine: r.engine,
+  status: r.status,
+  error_code: r.errorCode,
+  row_count: r.rowCount,
+  truncated: r.truncated,
+  duration_ms: r.durationMs,
+  user: r.userId,
+  created_at: r.createdAt.toISOString(),
+});
+
+export async function listExecutions(ctx: RequestContext, appRef: string, slug: string, page: PageRequest) {
+  const { row, site } = await loadQuery(ctx, appRef, slug, 'analytics:read');
+  const { rows, total } = await executionRepository.page(ctx.platform.pool, site.id, row.id, page.pageSize, page.offset);
+  return { items: rows.map(toExecutionView), total, page };
+}
+
+export async function listExecutionsRest(ctx: RequestContext, appRef: string, slug: string, query: Query) {
+  const r = await listExecutions(ctx, appRef, slug, parsePage(query));
+  return { status: 'success', message: 'Executions retrieved.', data: r.items, total: r.total };
+}

@@ -1,0 +1,149 @@
+// Saved analytics queries of an app (seed 2 "Analytics queries", DECISIONS §10): list, read,
+// create, update, delete. Services take ctx first and check access first; a template is
+// parsed and checked by its engine's grammar whenever it is saved.
+import type { RequestContext, SiteRef } from '../../core/context.js';
+import { mapDbError } from '../../core/db-errors.js';
+import { errors } from '../../core/errors.js';
+import { parsePage, type PageRequest, type Query } from '../../core/listing.js';
+import { slugify, withUniqueSlug } from '../../core/slug.js';
+import { connectionSecretType } from '../../secrets/secrets.api.js';
+import { can, resolveApp, type AppRow } from '../../tenancy/tenancy.api.js';
+import { analyticsErrors } from '../analytics-errors.js';
+import type { Engine } from '../engines/connector.js';
+import { loadPgParser } from '../template/pg-check.js';
+import { prepareQuery } from '../template/prepare.js';
+import { parseTemplate } from '../template/template.js';
+import { parseQueryInput } from './query-input.js';
+import { queryRepository, type QueryFields, type QueryRow } from './query.repository.js';
+
+export type AnalyticsPermission = 'analytics:read' | 'analytics:execute' | 'analytics:write';
+
+export interface AnalyticsQueryView {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  app: string;
+  connection_type: 'external' | 'internal';
+  secret_key: string | null;
+  query_text: string;
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export const toQueryView = (r: QueryRow, app: Pick<AppRow, 'slug'>): AnalyticsQueryView => ({
+  id: r.id,
+  name: r.name,
+  slug: r.slug,
+  description: r.description,
+  app: app.slug,
+  connection_type: r.connectionType,
+  secret_key: r.secretKey,
+  query_text: r.queryText,
+  tags: r.tags,
+  created_at: r.createdAt.toISOString(),
+  updated_at: r.updatedAt.toISOString(),
+});
+
+export interface AppScope {
+  app: AppRow;
+  site: SiteRef;
+}
+
+/** The app of the path (404 unknown or foreign) and the permission on its site (403). */
+export async function loadAppFor(ctx: RequestContext, appRef: string, permission: AnalyticsPermission): Promise<AppScope> {
+  const app = await resolveApp(ctx, appRef);
+  if (!(await can(ctx, permission, 'site', app.siteId))) throw errors.permissionDenied();
+  return { app, site: ctx.site! };
+}
+
+export async function loadQuery(ctx: RequestContext, appRef: string, slug: string, permission: AnalyticsPermission) {
+  const scope = await loadAppFor(ctx, appRef, permission);
+  const row = await queryRepository.find(ctx.platform.pool, scope.site.id, scope.app.id, slug);
+  if (!row) throw analyticsErrors.queryNotFound(slug);
+  return { ...scope, row };
+}
+
+const ENGINES: Record<string, Engine> = {
+  'analytics-postgresql': 'postgresql',
+  'analytics-mysql': 'mysql',
+  'analytics-redshift': 'redshift',
+  'analytics-elasticsearch': 'elasticsearch',
+  'analytics-clickhouse': 'clickhouse',
+};
+
+/** The engine a connection secret's type names; SecretResolutionError for any other type. */
+export function engineOfType(typeSlug: string): Engine {
+  const engine = ENGINES[typeSlug];
+  if (!engine)
+    throw analyticsErrors.secretResolution('Unsupported analytics datasource.', { secret_type: typeSlug, expected: Object.keys(ENGINES) });
+  return engine;
+}
+
+/** The engine of a query: internal, or the type of its connection secret (which must exist). */
+export async function engineOf(ctx: RequestContext, appId: number, f: Pick<QueryFields, 'connectionType' | 'secretKey'>): Promise<Engine> {
+  if (f.connectionType === 'internal') return 'internal';
+  const type = await connectionSecretType(ctx, appId, f.secretKey!);
+  if (!type) throw analyticsErrors.secretResolution('Secret not found.', { secret_key: f.secretKey });
+  return engineOfType(type);
+}
+
+/** Parses the template and checks it with the engine's grammar (internal: schema references too). */
+async function checkFields(ctx: RequestContext, scope: AppScope, f: QueryFields): Promise<void> {
+  const engine = await engineOf(ctx, scope.app.id, f);
+  const t = parseTemplate(f.queryText);
+  await loadPgParser();
+  if (engine === 'internal' && t.placeholders.some((p) => p.kind === 'secret')) {
+    throw analyticsErrors.validation({ query_text: ['Secret references are allowed in external queries only.'] });
+  }
+  prepareQuery(engine, t, engine === 'internal' ? { schema: scope.site.schemaName, tables: new Map() } : undefined);
+}
+
+export async function listQueries(ctx: RequestContext, appRef: string, page: PageRequest) {
+  const scope = await loadAppFor(ctx, appRef, 'analytics:read');
+  const { rows, total } = await queryRepository.page(ctx.platform.pool, scope.site.id, scope.app.id, page.pageSize, page.offset);
+  return { items: rows.map((r) => toQueryView(r, scope.app)), total, page };
+}
+
+export async function listQueriesRest(ctx: RequestContext, appRef: string, query: Query) {
+  const r = await listQueries(ctx, appRef, parsePage(query));
+  return { status: 'success', message: 'Queries retrieved.', data: r.items, total: r.total };
+}
+
+export async function getQuery(ctx: RequestContext, appRef: string, slug: string): Promise<AnalyticsQueryView> {
+  const { row, app } = await loadQuery(ctx, appRef, slug, 'analytics:read');
+  return toQueryView(row, app);
+}
+
+const userIdOf = (ctx: RequestContext): number | null => (ctx.principal.kind === 'user' ? ctx.principal.userId : null);
+
+export async function createQuery(ctx: RequestContext, appRef: string, body: unknown): Promise<AnalyticsQueryView> {
+  const scope = await loadAppFor(ctx, appRef, 'analytics:write');
+  const fields = parseQueryInput(body, null);
+  await checkFields(ctx, scope, fields);
+  const pool = ctx.platform.pool;
+  const row = await withUniqueSlug({
+    base: slugify(fields.name, 'query'),
+    taken: (base) => queryRepository.slugsLike(pool, scope.app.id, base),
+    insert: (slug) => queryRepository.insert(pool, scope.site.id, scope.app.id, slug, fields, userIdOf(ctx)),
+  }).catch((e) => {
+    throw mapDbError(e);
+  });
+  return toQueryView(row, scope.app);
+}
+
+export async function updateQuery(ctx: RequestContext, appRef: string, slug: string, body: unknown): Promise<AnalyticsQueryView> {
+  const { row, ...scope } = await loadQuery(ctx, appRef, slug, 'analytics:write');
+  const fields = parseQueryInput(body, row);
+  await checkFields(ctx, scope, fields);
+  const updated = await queryRepository.update(ctx.platform.pool, scope.site.id, row.id, fields).catch((e) => {
+    throw mapDbError(e);
+  });
+  return toQueryView(updated, scope.app);
+}
+
+export async function deleteQuery(ctx: RequestContext, appRef: string, slug: string): Promise<void> {
+  const { row, site } = await loadQuery(ctx, appRef, slug, 'analytics:write');
+  await queryRepository.remove(ctx.platform.pool, site.id, row.id);
+}

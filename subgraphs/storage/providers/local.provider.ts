@@ -1,0 +1,103 @@
+// `object_store` on local files under DATA_DIR/objects. A write goes to a temporary file in the
+// same file system, is fsynced, then renamed into place: a reader sees the whole file or none.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { ProviderNotFound, type ByteRange, type StorageProvider } from './provider.js';
+
+const SAFE_KEY = /^[A-Za-z0-9._\-/]+$/;
+
+export class LocalProvider implements StorageProvider {
+  readonly name = 'object_store' as const;
+  private readonly tmpDir: string;
+
+  constructor(private readonly root: string) {
+    this.tmpDir = path.join(root, '.tmp');
+  }
+
+  /** The file of a key; keys are made by the module, this only guards against mistakes. */
+  private file(key: string): string {
+    if (!SAFE_KEY.test(key) || key.split('/').some((p) => p === '' || p === '.' || p === '..')) {
+      throw new Error(`Invalid storage key "${key}".`);
+    }
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, body: Readable): Promise<void> {
+    const target = this.file(key);
+    await fsp.mkdir(this.tmpDir, { recursive: true });
+    const tmp = path.join(this.tmpDir, `${crypto.randomUUID()}.part`);
+    try {
+      // flush: fsync before close, so the rename below publishes durable content.
+      await pipeline(body, fs.createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true }));
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      await fsp.rename(tmp, target);
+    } catch (e) {
+      await fsp.rm(tmp, { force: true });
+      throw e;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    const file = this.file(key);
+    // Open first so that a missing file is a clean rejection, not a stream error later.
+    const fh = await fsp.open(file, 'r').catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') throw new ProviderNotFound(key);
+      throw e;
+    });
+    return fh.createReadStream(range ? { start: range.start, end: range.end, highWaterMark: 256 * 1024 } : { highWaterMark: 256 * 1024 });
+  }
+
+  async delete(key: string): Promise<void> {
+    await fsp.rm(this.file(key), { force: true });
+    await this.pruneEmptyDirs(path.dirname(this.file(key)));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    const dir = this.file(prefix.replace(/\/+$/, ''));
+    await fsp.rm(dir, { recursive: true, force: true });
+    await this.pruneEmptyDirs(path.dirname(dir));
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    await this.put(to, await this.get(from));
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const trimmed = prefix.replace(/\/+$/, '');
+    const base = trimmed ? this.file(trimmed) : this.root;
+    const out: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries: fs.Dirent[];
+      try {
+        entries = await fsp.readdir(dir, { withFileTypes: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw e;
+      }
+      for (const e of entries) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) {
+          if (p !== this.tmpDir) await walk(p);
+        } else out.push(path.relative(this.root, p).split(path.sep).join('/'));
+      }
+    };
+    await walk(base);
+    return out;
+  }
+
+  /** Removes directories left empty by a delete, up to the root. */
+  private async pruneEmptyDirs(dir: string): Promise<void> {
+    while (dir.startsWith(this.root + path.sep)) {
+      try {
+        await fsp.rmdir(dir);
+      } catch {
+        return; // not empty, or gone
+      }
+      dir = path.dirname(dir);
+    }
+  }
+}

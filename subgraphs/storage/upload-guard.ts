@@ -1,0 +1,76 @@
+// The stream every upload passes through on its way to the provider: it counts bytes and cuts
+// the body off past the bucket's limit, holds back the first bytes until the MIME type is known
+// (detected from the content with `file-type`, the client's declaration only as a fallback) and
+// checked against the bucket's allowed types, hashes the content for the ETag, and fails an
+// empty body at its end. Nothing reaches the provider before the type is accepted.
+import crypto from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
+import { fileTypeFromBuffer } from 'file-type';
+import { storageErrors } from './storage-errors.js';
+import { mimeAllowed, mimeFromFilename } from './mime.js';
+
+/** file-type reads at most this many leading bytes. */
+const SNIFF_BYTES = 4100;
+
+export interface GuardOptions {
+  limit: number;
+  allowed: string[];
+  declaredType?: string;
+  filename: string;
+}
+
+export class UploadGuard extends Transform {
+  size = 0;
+  mimetype = 'application/octet-stream';
+  private head: Buffer[] = [];
+  private headLen = 0;
+  private decided = false;
+  private readonly hash = crypto.createHash('md5');
+
+  constructor(private readonly opts: GuardOptions) {
+    super({ highWaterMark: 256 * 1024 });
+  }
+
+  get etag(): string {
+    return this.hash.copy().digest('hex');
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.size += chunk.length;
+    if (this.size > this.opts.limit) return cb(storageErrors.tooLarge(this.opts.limit));
+    this.hash.update(chunk);
+    if (this.decided) return cb(null, chunk);
+    this.head.push(chunk);
+    this.headLen += chunk.length;
+    if (this.headLen < SNIFF_BYTES) return cb();
+    this.decide().then(() => cb(), cb);
+  }
+
+  override _flush(cb: TransformCallback): void {
+    if (this.size === 0) return cb(storageErrors.emptyFile());
+    if (this.decided) return cb();
+    this.decide().then(() => cb(), cb);
+  }
+
+  private async decide(): Promise<void> {
+    const head = Buffer.concat(this.head);
+    const detected = await fileTypeFromBuffer(head.subarray(0, SNIFF_BYTES)).catch(() => undefined);
+    this.mimetype = resolveMime(detected?.mime, this.opts.declaredType, this.opts.filename);
+    if (!mimeAllowed(this.mimetype, this.opts.allowed)) throw storageErrors.mimeNotAllowed(this.mimetype, this.opts.allowed);
+    this.decided = true;
+    this.head = [];
+    this.push(head);
+  }
+}
+
+/**
+ * The content's own signature wins; without one (text formats), the client's declared type,
+ * then the filename's extension. A declared binary type with no matching signature stays as
+ * declared: only a detected signature can contradict it.
+ */
+export function resolveMime(detected: string | undefined, declared: string | undefined, filename: string): string {
+  if (detected) return detected;
+  const d = (declared ?? '').split(';')[0].trim().toLowerCase();
+  if (d && d !== 'application/octet-stream' && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(d)) return d;
+  return mimeFromFilename(filename) ?? 'application/octet-stream';
+}
