@@ -8,6 +8,7 @@
 //     (plus view_site where the route needs to see the site) gets a 2xx answer.
 // view_organization comes with any membership, so its refused caller is no member at all but
 // holds every other permission through object permissions on the organization.
+// Modules without a fixture file yet show as todo (one per route and field), never silently.
 import { buildSchema, type GraphQLObjectType } from 'graphql';
 import { ROUTES } from '../../gateway/rest/route-table.js';
 import { composeSupergraph } from '../../scripts/compose.js';
@@ -50,7 +51,6 @@ describe('(a) every route and field declares its permission', () => {
 // ---------------------------------------------------------------------------------------
 // (b) the matrix itself
 
-const CONSOLE = 'localhost';
 let t: TestApp;
 let w: MatrixWorld;
 
@@ -101,20 +101,22 @@ async function callersFor(permission: string, probe: Omit<Probe, 'url' | 'host'>
 
 const show = (r: CallResult) => `${r.status} ${r.text.slice(0, 400)}`;
 
-/** A probe for a route of a module without a fixture: known parameters only, empty body. */
-function genericProbe(r: RouteSpec): Probe {
-  const known: Record<string, string> = { app: w.app.slug, org: w.org.slug, site: w.site.slug };
-  const path = r.path.replace(/:(\w+)/g, (_m, name: string) => {
-    if (!(name in known)) throw new Error(`${routeKey(r)}: add a probe to test/support/matrix/${r.module}.ts (parameter :${name})`);
-    return known[name];
-  });
-  return { host: r.scope === 'site' ? w.site.host : CONSOLE, url: `/api${path}`, body: r.method === 'GET' ? undefined : {} };
-}
+const fixtureOf = (module: string) => FIXTURES.find((f) => f.module === module);
+const fieldModule = (field: string) => MODULES.find((m) => m.fieldPermissions && field in m.fieldPermissions)?.name ?? '?';
 
+// A module with a fixture file must give a probe for each of its declared routes and fields
+// (the test fails without one). A module without one yet is listed as todo, one line per
+// route and field, until its test/support/matrix/<module>.ts lands.
 const DECLARED_ROUTES = ROUTES.filter((r) => typeof r.permission === 'string');
 const DECLARED_FIELDS = FIELDS.filter((f) => typeof FIELD_PERMISSIONS[f] === 'string');
-const fixtureOf = (module: string) => FIXTURES.find((f) => f.module === module);
-const fieldModule = (field: string) => MODULES.find((m) => m.fieldPermissions && field in m.fieldPermissions)!.name;
+const MATRIX_ROUTES = DECLARED_ROUTES.filter((r) => fixtureOf(r.module));
+const MATRIX_FIELDS = DECLARED_FIELDS.filter((f) => fixtureOf(fieldModule(f)));
+for (const r of DECLARED_ROUTES.filter((x) => !fixtureOf(x.module))) {
+  test.todo(`${routeKey(r)} needs ${r.permission}: add test/support/matrix/${r.module}.ts`);
+}
+for (const f of DECLARED_FIELDS.filter((x) => !fixtureOf(fieldModule(x)))) {
+  test.todo(`${f} needs ${FIELD_PERMISSIONS[f]}: add test/support/matrix/${fieldModule(f)}.ts`);
+}
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -123,17 +125,10 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe('(b) REST: refused without the permission, past the check with it', () => {
-  test.each(
-    DECLARED_ROUTES.map(
-      (r) =>
-        [
-          `${routeKey(r)} needs ${r.permission}${fixtureOf(r.module)?.routes[routeKey(r)] ? '' : ' (generic probe: add one to its module fixture)'}`,
-          r,
-        ] as const,
-    ),
-  )('%s', async (_name, r) => {
-    const build = fixtureOf(r.module)?.routes[routeKey(r)];
-    const probe = build ? await build(w) : genericProbe(r);
+  test.each(MATRIX_ROUTES.map((r) => [`${routeKey(r)} needs ${r.permission}`, r] as const))('%s', async (_name, r) => {
+    const build = fixtureOf(r.module)!.routes[routeKey(r)];
+    if (!build) throw new Error(`${routeKey(r)}: add a probe to test/support/matrix/${r.module}.ts`);
+    const probe = await build(w);
     const { refused, allowed } = await callersFor(r.permission!, probe);
     const call = (token: string) => t.call(r.method, probe.url, { host: probe.host, token, body: probe.body });
 
@@ -142,8 +137,7 @@ describe('(b) REST: refused without the permission, past the check with it', () 
     if (no.status !== expected) throw new Error(`without ${r.permission}: expected ${expected}, got ${show(no)}`);
 
     const yes = await call(allowed);
-    const passed = build ? yes.status >= 200 && yes.status < 300 : ![401, 403, 404].includes(yes.status) && yes.status < 500;
-    if (!passed) throw new Error(`with ${r.permission}: got ${show(yes)}`);
+    if (yes.status < 200 || yes.status >= 300) throw new Error(`with ${r.permission}: got ${show(yes)}`);
   });
 });
 
@@ -151,7 +145,7 @@ describe('(b) GraphQL: refused without the permission, past the check with it', 
   const gql = (probe: GraphqlProbe, token: string) =>
     t.call('POST', '/graphql', { host: probe.host, token, body: { query: probe.query, variables: probe.variables } });
 
-  test.each(DECLARED_FIELDS.map((f) => [`${f} needs ${FIELD_PERMISSIONS[f]}`, f] as const))('%s', async (_name, field) => {
+  test.each(MATRIX_FIELDS.map((f) => [`${f} needs ${FIELD_PERMISSIONS[f]}`, f] as const))('%s', async (_name, field) => {
     const permission = FIELD_PERMISSIONS[field]!;
     const build = fixtureOf(fieldModule(field))?.fields[field];
     if (!build) throw new Error(`${field}: add a probe to test/support/matrix/${fieldModule(field)}.ts`);
