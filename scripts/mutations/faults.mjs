@@ -17,8 +17,79 @@ export const FAULTS = [
   {
     id: 'secrets: writes need only secrets:read',
     why: 'A member who may only read secrets could create, replace and delete them.',
-    edits: [{ files: 'subgraphs/secrets/**/*.ts', find: /can\(ctx, 'secrets:write'/g, replace: "can(ctx, 'secrets:read'" }],
+    edits: [
+      { files: 'subgraphs/secrets/*.ts', find: /can\(ctx, 'secrets:write'/g, replace: "can(ctx, 'secrets:read'" },
+      { files: 'subgraphs/secrets/*.ts', find: /secretsSite\(ctx, 'secrets:write'\)/g, replace: "secretsSite(ctx, 'secrets:read')" },
+    ],
     tests: ['test/e2e/permission-matrix.test.ts'],
+  },
+  {
+    id: 'tenancy: changing an organization needs only view_organization',
+    why: 'Any member of an organization could rename it or change its slug.',
+    edits: [
+      {
+        files: 'subgraphs/tenancy/organization.service.ts',
+        find: "{ permission: 'change_organization' }",
+        replace: "{ permission: 'view_organization' }",
+      },
+    ],
+    tests: ['test/e2e/permission-matrix.test.ts'],
+  },
+  {
+    id: 'tenancy: site administration needs only view_site',
+    why: 'A member who may only view a site could create, change and delete its apps and API keys.',
+    edits: [
+      { files: 'subgraphs/tenancy/app.service.ts', find: "mayAdminister(ctx, 'manage_site'", replace: "mayAdminister(ctx, 'view_site'" },
+    ],
+    tests: ['test/e2e/permission-matrix.test.ts'],
+  },
+  {
+    id: 'data: creating and dropping tables needs only data:read',
+    why: 'A member who may only read data could create, migrate and drop the tables of an app.',
+    edits: [
+      {
+        files: 'subgraphs/data/table/table.service.ts',
+        find: /loadApp\(ctx, appRef, 'data:write'\)/g,
+        replace: "loadApp(ctx, appRef, 'data:read')",
+      },
+    ],
+    tests: ['test/e2e/permission-matrix.test.ts'],
+  },
+  {
+    id: 'tenancy: app lookup without the site filter',
+    why: "An app slug or UUID of another tenant would resolve on this tenant's host.",
+    edits: [
+      {
+        files: 'subgraphs/tenancy/app.repository.ts',
+        find: 'if (f.siteId !== null) add(',
+        replace: 'if (f.siteId === -1) add(',
+      },
+    ],
+    tests: ['test/e2e/tenancy-isolation.test.ts'],
+  },
+  {
+    id: 'data: table access resolves apps of any site',
+    why: "Another tenant's app, its tables and records would be reachable from this tenant's host.",
+    edits: [
+      {
+        files: 'subgraphs/data/table/table-access.ts',
+        find: 'LEFT JOIN apps a ON a.site_id = s.id AND',
+        replace: 'LEFT JOIN apps a ON TRUE AND',
+      },
+    ],
+    tests: ['test/e2e/data-tables-isolation.test.ts'],
+  },
+  {
+    id: 'secrets: exact key lookup without the site filter',
+    why: "A site-tier secret of another tenant with the same key could be replaced or deleted from this tenant's host.",
+    edits: [
+      {
+        files: 'subgraphs/secrets/secret.repository.ts',
+        find: '`${SELECT} WHERE s.site_id = $1 AND s.app_id IS NULL AND s.key = $2`',
+        replace: '`${SELECT} WHERE $1::int IS NOT NULL AND s.app_id IS NULL AND s.key = $2`',
+      },
+    ],
+    tests: ['test/e2e/secrets-isolation.test.ts'],
   },
   {
     id: 'kernel: grant cache never forgets',

@@ -9,7 +9,7 @@ import { getRecord, listEnvelope, listRecords } from './query/record-read.servic
 type Handler = RouteSpec['handler'];
 
 function route(path: string, summary: string, handler: Handler): RouteSpec {
-  return { method: 'GET', path, scope: 'site', auth: 'required', module: 'data', summary, handler };
+  return { method: 'GET', path, scope: 'site', auth: 'required', module: 'data', permission: 'data:read', summary, handler };
 }
 
 export const recordReadRoutes: RouteSpec[] = [

@@ -19,8 +19,19 @@ import {
 
 type Handler = RouteSpec['handler'];
 
+// Every GET of the module needs data:read, every other method data:write (the permission matrix checks both).
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, extra: Partial<RouteSpec> = {}): RouteSpec {
-  return { method, path, scope: 'site', auth: 'required', module: 'data', summary, handler, ...extra };
+  return {
+    method,
+    path,
+    scope: 'site',
+    auth: 'required',
+    module: 'data',
+    permission: method === 'GET' ? 'data:read' : 'data:write',
+    summary,
+    handler,
+    ...extra,
+  };
 }
 
 const DATA = '/apps/:app/datatables/:name/data/';

@@ -111,12 +111,15 @@ export async function ensureSystemTypes(db: SeedDb, siteId: number): Promise<voi
 }
 
 // Sites created before this module, or inserted without createSite, get their system types on
-// first use here: once per site per process (site ids are never reused).
-const ensured = new Set<number>();
+// first use here: once per site per platform (site ids are never reused within a database;
+// two platforms in one process, as in tests, have databases of their own).
+const ensured = new WeakMap<RequestContext['platform'], Set<number>>();
 async function ensureOnce(ctx: RequestContext, siteId: number): Promise<void> {
-  if (ensured.has(siteId)) return;
+  let sites = ensured.get(ctx.platform);
+  if (!sites) ensured.set(ctx.platform, (sites = new Set()));
+  if (sites.has(siteId)) return;
   await ensureSystemTypes(ctx.platform.pool, siteId);
-  ensured.add(siteId);
+  sites.add(siteId);
 }
 
 /** The tenant site after the permission check: 403 `{error, detail}` without it. */

@@ -28,6 +28,7 @@ export function itemsPage<S, T>(ctx: RequestContext, input: RestInput, r: ListRe
 /** `?page&page_size&search&ordering&type&sensitivity_level` as the typed list input. */
 const typeListInput = (query: Query) => listInputFromQuery(query, { type: 'string', sensitivity_level: 'string' });
 
+// Every GET of the module needs secrets:read, every other method secrets:write (the permission matrix checks both).
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, status?: number): RouteSpec {
   return {
     method,
@@ -35,6 +36,7 @@ function route(method: RouteSpec['method'], path: string, summary: string, handl
     scope: 'site',
     auth: 'required',
     module: 'secrets',
+    permission: method === 'GET' ? 'secrets:read' : 'secrets:write',
     summary,
     handler,
     ...(status ? { status } : {}),

@@ -12,6 +12,7 @@ export const secretsModule: ModuleManifest = {
   name: 'secrets',
   resolvers: [secretsResolvers],
   routes: [...secretTypesRoutes, ...tagsRoutes, ...secretsRoutes],
+  fieldPermissions: { 'Site.secrets': 'secrets:read' },
   restErrors: renderSecretsError,
   permissions: [
     { codename: 'secrets:read', name: 'Can read secrets', resource: 'secrets', scope: 'site' },

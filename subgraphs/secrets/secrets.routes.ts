@@ -9,8 +9,19 @@ import { createSecret, deleteSecret, getSecret, replaceSecret, type SecretReadIn
 
 type Handler = RouteSpec['handler'];
 
+// Every GET of the module needs secrets:read, every other method secrets:write (the permission matrix checks both).
 function route(method: RouteSpec['method'], path: string, summary: string, handler: Handler, extra: Partial<RouteSpec> = {}): RouteSpec {
-  return { method, path, scope: 'site', auth: 'required', module: 'secrets', summary, handler, ...extra };
+  return {
+    method,
+    path,
+    scope: 'site',
+    auth: 'required',
+    module: 'secrets',
+    permission: method === 'GET' ? 'secrets:read' : 'secrets:write',
+    summary,
+    handler,
+    ...extra,
+  };
 }
 
 /** A secret's REST body; `value` is any JSON (compiled serializer for the hot read). */

@@ -13,6 +13,7 @@ export const toTagView = (t: TagRow) => ({
   modified_at: t.modified_at.toISOString(),
 });
 
+// Every GET of the module needs secrets:read, every other method secrets:write (the permission matrix checks both).
 function route(method: RouteSpec['method'], path: string, summary: string, handler: RouteSpec['handler'], status?: number): RouteSpec {
   return {
     method,
@@ -20,6 +21,7 @@ function route(method: RouteSpec['method'], path: string, summary: string, handl
     scope: 'site',
     auth: 'required',
     module: 'secrets',
+    permission: method === 'GET' ? 'secrets:read' : 'secrets:write',
     summary,
     handler,
     ...(status ? { status } : {}),

@@ -38,6 +38,7 @@ const organizations: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/organizations/',
+    permission: null,
     summary: 'List organizations the caller can view',
     handler: paged((ctx, input) =>
       listOrganizations(ctx, listInputFromQuery(input.query, { include_deleted: 'boolean', is_active: 'boolean' })),
@@ -46,36 +47,42 @@ const organizations: RouteSpec[] = [
   route({
     method: 'POST',
     path: '/organizations/',
+    permission: null,
     summary: 'Create an organization; the caller becomes its owner',
     handler: (ctx, input) => createOrganization(ctx, input.body),
   }),
   route({
     method: 'GET',
     path: '/organizations/:org/',
+    permission: 'view_organization',
     summary: 'One organization by slug or UUID',
     handler: (ctx, input) => getOrganization(ctx, input.params.org, { includeDeleted: parseBool(input.query, 'include_deleted') }),
   }),
   route({
     method: 'PUT',
     path: '/organizations/:org/',
+    permission: 'change_organization',
     summary: 'Update an organization {name, slug}',
     handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, false),
   }),
   route({
     method: 'PATCH',
     path: '/organizations/:org/',
+    permission: 'change_organization',
     summary: 'Partly update an organization',
     handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, true),
   }),
   route({
     method: 'DELETE',
     path: '/organizations/:org/',
+    permission: 'delete_organization',
     summary: 'Soft-delete an organization, its sites and their domains',
     handler: (ctx, input) => deleteOrganization(ctx, input.params.org),
   }),
   route({
     method: 'POST',
     path: '/organizations/:org/restore/',
+    permission: 'delete_organization',
     status: 200,
     summary: 'Restore an organization and what its deletion cascaded to',
     handler: (ctx, input) => restoreOrganization(ctx, input.params.org),
@@ -86,24 +93,28 @@ const members: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/organizations/:org/members/',
+    permission: 'view_organization',
     summary: 'Members of an organization',
     handler: paged((ctx, input) => listMembers(ctx, input.params.org, listInputFromQuery(input.query, { role: 'string' }))),
   }),
   route({
     method: 'GET',
     path: '/organizations/:org/members/:user/',
+    permission: 'view_organization',
     summary: 'One member by user slug or UUID',
     handler: (ctx, input) => getMember(ctx, input.params.org, input.params.user),
   }),
   route({
     method: 'PATCH',
     path: '/organizations/:org/members/:user/',
+    permission: 'manage_organization',
     summary: "Change a member's role or permissions",
     handler: (ctx, input) => updateMember(ctx, input.params.org, input.params.user, input.body),
   }),
   route({
     method: 'DELETE',
     path: '/organizations/:org/members/:user/',
+    permission: 'manage_organization',
     summary: 'Remove a member (or leave)',
     handler: (ctx, input) => removeMember(ctx, input.params.org, input.params.user),
   }),
@@ -113,24 +124,28 @@ const invitations: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/organizations/:org/invitations/',
+    permission: 'invite_members',
     summary: 'Invitations of an organization',
     handler: paged((ctx, input) => listInvitations(ctx, input.params.org, listInputFromQuery(input.query, { status: 'string' }))),
   }),
   route({
     method: 'POST',
     path: '/organizations/:org/invitations/',
+    permission: 'invite_members',
     summary: 'Invite someone by e-mail; answers the token once',
     handler: async (ctx, input) => new RestResult(201, await createInvitation(ctx, input.params.org, input.body), NO_STORE),
   }),
   route({
     method: 'POST',
     path: '/organizations/:org/invitations/:uuid/resend/',
+    permission: 'invite_members',
     summary: 'Renew the token and expiry of an invitation and mail it again',
     handler: async (ctx, input) => new RestResult(200, await resendInvitation(ctx, input.params.org, input.params.uuid), NO_STORE),
   }),
   route({
     method: 'DELETE',
     path: '/organizations/:org/invitations/:uuid/',
+    permission: 'invite_members',
     summary: 'Revoke a pending invitation',
     handler: (ctx, input) => revokeInvitation(ctx, input.params.org, input.params.uuid),
   }),
@@ -138,6 +153,7 @@ const invitations: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/invitations/:token/',
+    permission: null,
     auth: 'optional',
     summary: 'Read an invitation by its token',
     handler: (ctx, input) => getInvitationByToken(ctx, input.params.token),
@@ -145,6 +161,7 @@ const invitations: RouteSpec[] = [
   route({
     method: 'POST',
     path: '/invitations/:token/accept/',
+    permission: null,
     auth: 'optional',
     status: 200,
     summary: 'Accept an invitation (signed in with the invited address, or {username, password} to sign up)',
@@ -153,6 +170,7 @@ const invitations: RouteSpec[] = [
   route({
     method: 'POST',
     path: '/invitations/:token/decline/',
+    permission: null,
     auth: 'optional',
     status: 200,
     summary: 'Decline an invitation',
@@ -164,6 +182,7 @@ const auditTrail: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/organizations/:org/audit/',
+    permission: 'manage_organization',
     summary: "An organization's audit trail",
     handler: paged((ctx, input) =>
       listOrganizationAudit(ctx, input.params.org, listInputFromQuery(input.query, { ...AUDIT_FILTERS, include_deleted: 'boolean' })),
@@ -172,6 +191,7 @@ const auditTrail: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/audit/',
+    permission: null,
     summary: 'The whole audit trail (staff)',
     handler: paged((ctx, input) => listAudit(ctx, listInputFromQuery(input.query, { ...AUDIT_FILTERS, organization: 'string' }))),
   }),

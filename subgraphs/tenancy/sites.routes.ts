@@ -51,73 +51,83 @@ function route(
   method: RouteSpec['method'],
   path: string,
   scope: RouteSpec['scope'],
+  permission: string | null,
   summary: string,
   handler: Handler,
   module = 'tenancy',
 ): RouteSpec {
-  return { method, path, scope, auth: 'required', module, summary, handler };
+  return { method, path, scope, auth: 'required', module, permission, summary, handler };
 }
 
 export const sitesRoutes: RouteSpec[] = [
   // Sites
-  route('GET', '/organizations/:org/sites/', 'console', 'Sites of an organization', async (ctx, i) =>
+  route('GET', '/organizations/:org/sites/', 'console', 'view_organization', 'Sites of an organization', async (ctx, i) =>
     page(ctx, i, await listSites(ctx, siteListInput(i.query), i.params.org), toSiteView),
   ),
-  route('POST', '/organizations/:org/sites/', 'console', 'Create a site (with its schema and primary domain)', async (ctx, i) =>
-    toSiteView(await createSite(ctx, i.params.org, i.body)),
+  route(
+    'POST',
+    '/organizations/:org/sites/',
+    'console',
+    'manage_site',
+    'Create a site (with its schema and primary domain)',
+    async (ctx, i) => toSiteView(await createSite(ctx, i.params.org, i.body)),
   ),
-  route('GET', '/sites/', 'console', 'Sites the caller can view', async (ctx, i) =>
+  route('GET', '/sites/', 'console', null, 'Sites the caller can view', async (ctx, i) =>
     page(ctx, i, await listSites(ctx, siteListInput(i.query)), toSiteView),
   ),
-  route('GET', '/sites/config/', 'site', 'Configuration of the site served at this host', (ctx) => getSiteConfig(ctx)),
-  route('GET', '/sites/:site/', 'console', 'One site by slug or UUID', async (ctx, i) => toSiteView(await getSite(ctx, i.params.site))),
-  route('PUT', '/sites/:site/', 'console', 'Update a site', async (ctx, i) =>
+  route('GET', '/sites/config/', 'site', 'view_site', 'Configuration of the site served at this host', (ctx) => getSiteConfig(ctx)),
+  route('GET', '/sites/:site/', 'console', 'view_site', 'One site by slug or UUID', async (ctx, i) =>
+    toSiteView(await getSite(ctx, i.params.site)),
+  ),
+  route('PUT', '/sites/:site/', 'console', 'change_site', 'Update a site', async (ctx, i) =>
     toSiteView(await updateSite(ctx, i.params.site, i.body, false)),
   ),
-  route('PATCH', '/sites/:site/', 'console', 'Partly update a site', async (ctx, i) =>
+  route('PATCH', '/sites/:site/', 'console', 'change_site', 'Partly update a site', async (ctx, i) =>
     toSiteView(await updateSite(ctx, i.params.site, i.body, true)),
   ),
-  route('DELETE', '/sites/:site/', 'console', 'Soft-delete a site (purge=true: superusers drop it)', (ctx, i) =>
+  route('DELETE', '/sites/:site/', 'console', 'delete_site', 'Soft-delete a site (purge=true: superusers drop it)', (ctx, i) =>
     deleteSite(ctx, i.params.site, { purge: parseBool(i.query, 'purge') }),
   ),
   {
-    ...route('POST', '/sites/:site/restore/', 'console', 'Restore a deleted site', async (ctx, i) =>
+    ...route('POST', '/sites/:site/restore/', 'console', 'delete_site', 'Restore a deleted site', async (ctx, i) =>
       toSiteView(await restoreSite(ctx, i.params.site)),
     ),
     status: 200,
   },
 
   // Domains
-  route('GET', '/sites/:site/domains/', 'console', 'Domains of a site', async (ctx, i) =>
+  route('GET', '/sites/:site/domains/', 'console', 'view_site', 'Domains of a site', async (ctx, i) =>
     page(ctx, i, await listDomains(ctx, i.params.site, listInputFromQuery(i.query)), toDomainView),
   ),
-  route('POST', '/sites/:site/domains/', 'console', 'Add a domain to a site', async (ctx, i) =>
+  route('POST', '/sites/:site/domains/', 'console', 'change_site', 'Add a domain to a site', async (ctx, i) =>
     toDomainView(await createDomain(ctx, i.params.site, i.body)),
   ),
-  route('GET', '/sites/:site/domains/:domain/', 'console', 'One domain', async (ctx, i) =>
+  route('GET', '/sites/:site/domains/:domain/', 'console', 'view_site', 'One domain', async (ctx, i) =>
     toDomainView(await getDomain(ctx, i.params.site, i.params.domain)),
   ),
-  route('PATCH', '/sites/:site/domains/:domain/', 'console', 'Change a domain (host, primary)', async (ctx, i) =>
+  route('PATCH', '/sites/:site/domains/:domain/', 'console', 'change_site', 'Change a domain (host, primary)', async (ctx, i) =>
     toDomainView(await updateDomain(ctx, i.params.site, i.params.domain, i.body)),
   ),
-  route('DELETE', '/sites/:site/domains/:domain/', 'console', 'Remove a domain', (ctx, i) =>
+  route('DELETE', '/sites/:site/domains/:domain/', 'console', 'change_site', 'Remove a domain', (ctx, i) =>
     deleteDomain(ctx, i.params.site, i.params.domain),
   ),
 
   // Apps (tenant host)
-  route('GET', '/apps/', 'site', 'Apps of this site', async (ctx, i) => {
+  route('GET', '/apps/', 'site', 'view_site', 'Apps of this site', async (ctx, i) => {
     const r = await listApps(ctx, listInputFromQuery(i.query));
     return toPage(ctx.baseUrl + i.url, r.page, r.count, await toAppViews(ctx, r.items));
   }),
-  route('POST', '/apps/', 'site', 'Create an app', async (ctx, i) => toAppView(ctx, await createApp(ctx, i.body))),
-  route('GET', '/apps/:app/', 'site', 'One app', async (ctx, i) => toAppView(ctx, await resolveApp(ctx, i.params.app))),
-  route('PUT', '/apps/:app/', 'site', 'Update an app', async (ctx, i) => toAppView(ctx, await updateApp(ctx, i.params.app, i.body, false))),
-  route('PATCH', '/apps/:app/', 'site', 'Partly update an app', async (ctx, i) =>
+  route('POST', '/apps/', 'site', 'manage_site', 'Create an app', async (ctx, i) => toAppView(ctx, await createApp(ctx, i.body))),
+  route('GET', '/apps/:app/', 'site', 'view_site', 'One app', async (ctx, i) => toAppView(ctx, await resolveApp(ctx, i.params.app))),
+  route('PUT', '/apps/:app/', 'site', 'manage_site', 'Update an app', async (ctx, i) =>
+    toAppView(ctx, await updateApp(ctx, i.params.app, i.body, false)),
+  ),
+  route('PATCH', '/apps/:app/', 'site', 'manage_site', 'Partly update an app', async (ctx, i) =>
     toAppView(ctx, await updateApp(ctx, i.params.app, i.body, true)),
   ),
-  route('DELETE', '/apps/:app/', 'site', 'Soft-delete an app', (ctx, i) => deleteApp(ctx, i.params.app)),
+  route('DELETE', '/apps/:app/', 'site', 'manage_site', 'Soft-delete an app', (ctx, i) => deleteApp(ctx, i.params.app)),
   {
-    ...route('POST', '/apps/:app/restore/', 'site', 'Restore a deleted app', async (ctx, i) =>
+    ...route('POST', '/apps/:app/restore/', 'site', 'manage_site', 'Restore a deleted app', async (ctx, i) =>
       toAppView(ctx, await restoreApp(ctx, i.params.app)),
     ),
     status: 200,
@@ -128,6 +138,7 @@ export const sitesRoutes: RouteSpec[] = [
     'GET',
     '/apps/:app/api-keys/',
     'site',
+    'manage_site',
     'API keys of an app (never the keys themselves)',
     async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, listInputFromQuery(i.query)), toApiKeyView),
     'auth',
@@ -136,6 +147,7 @@ export const sitesRoutes: RouteSpec[] = [
     'POST',
     '/apps/:app/api-keys/',
     'site',
+    'manage_site',
     'Create an API key (shown once)',
     async (ctx, i) => {
       const k = await createApiKey(ctx, i.params.app, i.body);
@@ -147,6 +159,7 @@ export const sitesRoutes: RouteSpec[] = [
     'DELETE',
     '/apps/:app/api-keys/:id/',
     'site',
+    'manage_site',
     'Revoke an API key',
     (ctx, i) => revokeApiKey(ctx, i.params.app, i.params.id),
     'auth',

@@ -27,6 +27,7 @@ export const usersRoutes: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/users/me/',
+    permission: null,
     summary: 'The signed-in user',
     responseSchema: USER_VIEW_SCHEMA,
     handler: (ctx) => getMe(ctx),
@@ -34,6 +35,7 @@ export const usersRoutes: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/users/',
+    permission: null,
     summary: 'Users the caller can see (staff: all; others: themselves and fellow members)',
     handler: async (ctx, input) => {
       const { page, count, items } = await listUsers(
@@ -43,34 +45,45 @@ export const usersRoutes: RouteSpec[] = [
       return toPage(ctx.baseUrl + input.url, page, count, items);
     },
   }),
-  route({ method: 'POST', path: '/users/', summary: 'Create a user (staff)', handler: (ctx, input) => createUser(ctx, input.body) }),
+  route({
+    method: 'POST',
+    path: '/users/',
+    permission: null,
+    summary: 'Create a user (staff)',
+    handler: (ctx, input) => createUser(ctx, input.body),
+  }),
   route({
     method: 'GET',
     path: '/users/:user/',
+    permission: null,
     summary: 'One user by slug or UUID',
     handler: (ctx, input) => getUser(ctx, input.params.user, { includeDeleted: parseBool(input.query, 'include_deleted') }),
   }),
   route({
     method: 'PUT',
     path: '/users/:user/',
+    permission: null,
     summary: 'Update a user (the user or staff)',
     handler: (ctx, input) => updateUser(ctx, input.params.user, input.body, 'replace'),
   }),
   route({
     method: 'PATCH',
     path: '/users/:user/',
+    permission: null,
     summary: 'Partially update a user (the user or staff)',
     handler: (ctx, input) => updateUser(ctx, input.params.user, input.body, 'patch'),
   }),
   route({
     method: 'DELETE',
     path: '/users/:user/',
+    permission: null,
     summary: 'Soft-delete a user',
     handler: (ctx, input) => deleteUser(ctx, input.params.user),
   }),
   route({
     method: 'POST',
     path: '/users/:user/restore/',
+    permission: null,
     status: 200,
     summary: 'Restore a soft-deleted user (staff)',
     handler: (ctx, input) => restoreUser(ctx, input.params.user),
@@ -78,12 +91,14 @@ export const usersRoutes: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/users/:user/profile/',
+    permission: null,
     summary: "A user's profile",
     handler: (ctx, input) => getProfile(ctx, input.params.user),
   }),
   route({
     method: 'PATCH',
     path: '/users/:user/profile/',
+    permission: null,
     summary: "Update a user's profile",
     handler: (ctx, input) => updateProfile(ctx, input.params.user, input.body),
   }),
@@ -91,6 +106,7 @@ export const usersRoutes: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/groups/',
+    permission: null,
     summary: 'Groups the caller can see',
     handler: async (ctx, input) => {
       const { page, count, items } = await listGroups(
@@ -103,42 +119,49 @@ export const usersRoutes: RouteSpec[] = [
   route({
     method: 'POST',
     path: '/groups/',
+    permission: 'manage_organization',
     summary: 'Create a group',
     handler: (ctx, input) => createGroup(ctx, input.body).then(toGroupView),
   }),
   route({
     method: 'GET',
     path: '/groups/:group/',
+    permission: 'view_organization',
     summary: 'One group',
     handler: (ctx, input) => getGroup(ctx, input.params.group).then(toGroupView),
   }),
   route({
     method: 'PUT',
     path: '/groups/:group/',
+    permission: 'manage_organization',
     summary: 'Update a group',
     handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'replace').then(toGroupView),
   }),
   route({
     method: 'PATCH',
     path: '/groups/:group/',
+    permission: 'manage_organization',
     summary: 'Partially update a group',
     handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'patch').then(toGroupView),
   }),
   route({
     method: 'DELETE',
     path: '/groups/:group/',
+    permission: 'manage_organization',
     summary: 'Delete a group',
     handler: (ctx, input) => deleteGroup(ctx, input.params.group),
   }),
   route({
     method: 'POST',
     path: '/groups/:group/users/',
+    permission: 'manage_organization',
     summary: 'Add a user to a group',
     handler: (ctx, input) => addGroupMember(ctx, input.params.group, input.body).then(toGroupView),
   }),
   route({
     method: 'DELETE',
     path: '/groups/:group/users/:user/',
+    permission: 'manage_organization',
     summary: 'Remove a user from a group',
     handler: async (ctx, input) => void (await removeGroupMember(ctx, input.params.group, input.params.user)),
   }),
@@ -146,6 +169,7 @@ export const usersRoutes: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/permissions/',
+    permission: null,
     summary: 'The permission catalogue',
     handler: async (ctx, input) => {
       const { page, count, items } = await listPermissions(ctx, listInputFromQuery(input.query, { resource: 'string' }));

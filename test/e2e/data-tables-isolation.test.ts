@@ -4,6 +4,9 @@
 import { startTestApp, type TestApp } from '../support/app.js';
 import { createTables } from '../support/datatables.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
+import { restIsolationTests, graphqlIsolationTests, type IsolationWorlds } from '../support/matrix/isolation.js';
+import { buildWorld } from '../support/matrix/world.js';
+import { startPlatformIn } from './graphql-fixtures.js';
 
 const A = 'a.isolation.test';
 const B = 'b.isolation.test';
@@ -149,4 +152,19 @@ describe('tenant isolation', () => {
     const gd = await gql(B, tokB, `{ datatable(app: "${webA.uuid}", name: "secrets") { name } }`);
     expect(gd.body.errors[0].extensions.code).toBe('not_found');
   });
+});
+
+// Probes that reach the check (issue 16 item 3): each a complete request built by the
+// permission matrix's fixtures (test/support/matrix/data.ts) against a victim tenant, sent by
+// another tenant's owner (404) and then by the victim's owner (must succeed), route by route.
+describe.each(['in-process', 'distributed'] as const)('probes that reach the check (%s)', (mode) => {
+  let platform: Awaited<ReturnType<typeof startPlatformIn>>;
+  let worlds: IsolationWorlds;
+  beforeAll(async () => {
+    platform = await startPlatformIn(mode);
+    worlds = { t: platform.t, attacker: await buildWorld(platform.t, 'atk'), victim: await buildWorld(platform.t, 'vic') };
+  }, 180_000);
+  afterAll(() => platform?.close());
+  if (mode === 'in-process') describe('REST: every object route', () => restIsolationTests('data', () => worlds));
+  describe('GraphQL: every Query and Mutation field taking an identifier', () => graphqlIsolationTests('data', () => worlds));
 });

@@ -25,7 +25,7 @@ export interface GraphqlWorld {
  * In-process: the gateway runs every subgraph itself. Distributed: every subgraph is served
  * over HTTP by serve.ts on a port of its own, and the gateway's configuration names them.
  */
-export async function startGraphqlWorld(mode: Mode): Promise<GraphqlWorld> {
+export async function startPlatformIn(mode: Mode): Promise<{ t: TestApp; servers: SubgraphServer[]; close(): Promise<void> }> {
   const ports = mode === 'distributed' ? await Promise.all(SUBGRAPH_NAMES.map(() => freePort())) : [];
   const env: Record<string, string> = {};
   SUBGRAPH_NAMES.forEach((name, i) => {
@@ -34,6 +34,18 @@ export async function startGraphqlWorld(mode: Mode): Promise<GraphqlWorld> {
   const t = await startTestApp(env);
   // The gateway only contacts a subgraph when a query needs it, so they can start after it.
   const servers = await Promise.all(ports.map((port, i) => startSubgraphServer(t.platform, SUBGRAPH_NAMES[i], { port })));
+  return {
+    t,
+    servers,
+    async close() {
+      await Promise.all(servers.map((s) => s.close()));
+      await t.close();
+    },
+  };
+}
+
+export async function startGraphqlWorld(mode: Mode): Promise<GraphqlWorld> {
+  const { t, servers } = await startPlatformIn(mode);
   const owner = await t.createUser();
   const outsider = await t.createUser();
   const acme = await insertOrg(t.platform, 'acme', owner.id);

@@ -5,6 +5,9 @@
 import { startTestApp, type TestApp } from '../support/app.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
 import type { User } from '../../subgraphs/tenancy/user.repository.js';
+import { restIsolationTests, type IsolationWorlds } from '../support/matrix/isolation.js';
+import { buildWorld } from '../support/matrix/world.js';
+import { startPlatformIn } from './graphql-fixtures.js';
 
 const A = 'a.iso-secrets.test';
 const B = 'b.iso-secrets.test';
@@ -123,4 +126,18 @@ test("GraphQL: B's owner cannot list A's secrets through Site.secrets", async ()
   }
   const own = await t.call('POST', '/graphql', { token: tokA, host: A, body: { query } });
   expect(own.body.data.site.secrets.total).toBe(4); // shared, open, app-only, and k (API key test)
+});
+
+// Probes that reach the check (issue 16 item 3): each a complete request built by the
+// permission matrix's fixtures (test/support/matrix/secrets.ts) against a victim tenant, sent by
+// another tenant's owner (404) and then by the victim's owner (must succeed), route by route.
+describe.each(['in-process'] as const)('probes that reach the check (%s)', (mode) => {
+  let platform: Awaited<ReturnType<typeof startPlatformIn>>;
+  let worlds: IsolationWorlds;
+  beforeAll(async () => {
+    platform = await startPlatformIn(mode);
+    worlds = { t: platform.t, attacker: await buildWorld(platform.t, 'atk'), victim: await buildWorld(platform.t, 'vic') };
+  }, 180_000);
+  afterAll(() => platform?.close());
+  describe('REST: every object route', () => restIsolationTests('secrets', () => worlds));
 });
