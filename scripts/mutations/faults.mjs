@@ -37,4 +37,28 @@ export const FAULTS = [
     ],
     tests: ['test/e2e/revocation.test.ts'],
   },
+  {
+    id: 'storage: writes need only storage:read',
+    why: 'A member who may only read a private bucket could upload, replace and delete its objects.',
+    edits: [
+      {
+        files: 'subgraphs/storage/storage-access.ts',
+        find: /create: 'storage:create',\n  update: 'storage:update',\n  delete: 'storage:delete',/,
+        replace: "create: 'storage:read',\n  update: 'storage:read',\n  delete: 'storage:read',",
+      },
+    ],
+    tests: ['test/e2e/storage-isolation.test.ts'],
+  },
+  {
+    id: 'storage: object lookup by uuid ignores the bucket and site',
+    why: "Another site's object (or another bucket's) would be readable by its uuid through one's own bucket.",
+    edits: [
+      {
+        files: 'subgraphs/storage/storage.repository.ts',
+        find: 'WHERE o.site_id = $1 AND o.bucket_id = $2 AND o.uuid = $3::uuid',
+        replace: 'WHERE $1::int IS NOT NULL AND $2::int IS NOT NULL AND o.uuid = $3::uuid',
+      },
+    ],
+    tests: ['test/e2e/storage-isolation.test.ts'],
+  },
 ];
