@@ -43,7 +43,7 @@ export const FAULTS = [
     edits: [
       {
         files: 'subgraphs/storage/storage-access.ts',
-        find: /create: 'storage:create',\n  update: 'storage:update',\n  delete: 'storage:delete',/,
+        find: /create: 'storage:create',\n {2}update: 'storage:update',\n {2}delete: 'storage:delete',/,
         replace: "create: 'storage:read',\n  update: 'storage:read',\n  delete: 'storage:read',",
       },
     ],
