@@ -26,6 +26,7 @@ import { userRepository } from '../subgraphs/tenancy/user.repository.js';
 import { DATA_BENCHMARKS } from './data.bench.js';
 import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
+import { STORAGE_BENCHMARKS } from './storage.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
 import { soak } from './soak.js';
 
@@ -42,6 +43,7 @@ export const BENCHMARKS: Benchmark[] = [
   ...SECRETS_BENCHMARKS,
   ...DATA_BENCHMARKS,
   ...DATA_WRITE_BENCHMARKS,
+  ...STORAGE_BENCHMARKS,
 ];
 
 interface Options {
