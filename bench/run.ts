@@ -33,6 +33,7 @@ import { ANALYTICS_BENCHMARKS } from './analytics.bench.js';
 import { DATA_BENCHMARKS } from './data.bench.js';
 import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
+import { STORAGE_BENCHMARKS } from './storage.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
 import { soak } from './soak.js';
 
@@ -50,6 +51,7 @@ export const BENCHMARKS: Benchmark[] = [
   ...DATA_BENCHMARKS,
   ...DATA_WRITE_BENCHMARKS,
   ...ANALYTICS_BENCHMARKS,
+  ...STORAGE_BENCHMARKS,
 ];
 
 interface Options {

@@ -161,5 +161,27 @@ export const FAULTS = [
     why: 'An internal query would run with the platform account and could read every site and the platform tables.',
     edits: [{ files: 'subgraphs/analytics/engines/internal.ts', find: 'await client.query(`SET LOCAL ROLE "${role}"`);', replace: '' }],
     tests: ['test/e2e/analytics-isolation.test.ts'],
+    id: 'storage: writes need only storage:read',
+    why: 'A member who may only read a private bucket could upload, replace and delete its objects.',
+    edits: [
+      {
+        files: 'subgraphs/storage/storage-access.ts',
+        find: /create: 'storage:create',\n {2}update: 'storage:update',\n {2}delete: 'storage:delete',/,
+        replace: "create: 'storage:read',\n  update: 'storage:read',\n  delete: 'storage:read',",
+      },
+    ],
+    tests: ['test/e2e/storage-isolation.test.ts'],
+  },
+  {
+    id: 'storage: object lookup by uuid ignores the bucket and site',
+    why: "Another site's object (or another bucket's) would be readable by its uuid through one's own bucket.",
+    edits: [
+      {
+        files: 'subgraphs/storage/storage.repository.ts',
+        find: 'WHERE o.site_id = $1 AND o.bucket_id = $2 AND o.uuid = $3::uuid',
+        replace: 'WHERE $1::int IS NOT NULL AND $2::int IS NOT NULL AND o.uuid = $3::uuid',
+      },
+    ],
+    tests: ['test/e2e/storage-isolation.test.ts'],
   },
 ];

@@ -10,6 +10,17 @@ export const storageModule: ModuleManifest = {
   resolvers: [storageResolvers],
   routes: storageRoutes,
   restErrors: renderStorageError,
+  fieldPermissions: {
+    'App.buckets': 'storage:read',
+    'Bucket.objects': 'storage:read',
+    'Mutation.createBucket': 'storage:create',
+    'Mutation.updateBucket': 'storage:update',
+    'Mutation.deleteBucket': 'storage:delete',
+    'Mutation.updateObject': 'storage:update',
+    'Mutation.copyObject': 'storage:create',
+    'Mutation.moveObject': 'storage:update',
+    'Mutation.deleteObject': 'storage:delete',
+  },
   permissions: [
     { codename: 'storage:read', name: 'Can read storage', resource: 'storage', scope: 'site' },
     { codename: 'storage:create', name: 'Can create storage objects', resource: 'storage', scope: 'site' },

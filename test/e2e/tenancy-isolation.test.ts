@@ -91,6 +91,17 @@ async function buildTenant(owner: User, tag: string, into: Record<string, any>) 
     into.key.id,
     `row-${tag}`,
   ]);
+  // A storage bucket, so that the storage routes' `:bucket` probes address a real bucket.
+  into.bucket = (
+    await ok(
+      await t.call('POST', `/api/apps/${into.app.slug}/storage/buckets/`, {
+        token,
+        host,
+        body: { name: `Bucket ${tag}`, slug: `bucket-${tag}` },
+      }),
+      'bucket',
+    )
+  ).data;
   into.invitation = await ok(
     await t.call('POST', `/api/organizations/${into.org.slug}/invitations/`, {
       token,
@@ -157,6 +168,7 @@ function candidates(param: string): { own?: string; victim: string[]; fake: (v: 
     slug: { own: A.secretType.slug, victim: [B.secretType.slug, B.tag.slug] },
     key: { own: A.secret.key, victim: [B.secret.key] },
     name: { own: A.table.name, victim: [B.table.name] },
+    bucket: { own: A.bucket.slug, victim: [B.bucket.slug] },
   };
   const c = table[param];
   if (!c) throw new Error(`no isolation candidates for :${param}; add them`);
@@ -251,6 +263,9 @@ async function snapshot(): Promise<string> {
       'SELECT d.id, d.name, d.version, d.schema FROM datatables d JOIN sites x ON x.id = d.site_id WHERE x.organization_id = $1 ORDER BY d.id',
       [orgId],
     ),
+    buckets: await q('SELECT b.* FROM storage_buckets b JOIN sites x ON x.id = b.site_id WHERE x.organization_id = $1 ORDER BY b.id', [
+      orgId,
+    ]),
     tableRows: await q(`SELECT * FROM "${B.schemaName}"."${B.table.physical_name}" ORDER BY id`, []),
     secretHistory: await q(
       'SELECT h.id FROM secret_history h JOIN sites x ON x.id = h.site_id WHERE x.organization_id = $1 ORDER BY h.id',

@@ -71,6 +71,9 @@ export class S3Provider implements StorageProvider {
     body.once('error', onError);
     try {
       await upload.done();
+    } catch (e) {
+      // The body's own failure (limit, disconnect) is the cause, not lib-storage's "aborted".
+      throw body.errored ?? e;
     } finally {
       body.off('error', onError);
     }

@@ -1,0 +1,14 @@
+// Minimal types of s3rver (the S3-compatible server the storage provider tests start).
+declare module 's3rver' {
+  interface S3rverOptions {
+    port?: number;
+    address?: string;
+    silent?: boolean;
+    directory?: string;
+  }
+  export default class S3rver {
+    constructor(options: S3rverOptions);
+    run(): Promise<{ address: string; port: number }>;
+    close(cb?: (err?: Error) => void): void;
+  }
+}
