@@ -64,7 +64,7 @@ export const FAULTS = [
   {
     id: 'analytics: internal queries run without the site role',
     why: 'An internal query would run with the platform account and could read every site and the platform tables.',
-    edits: [{ files: 'subgraphs/analytics/engines/internal.ts', find: 'await client.query(`SET LOCAL ROLE "${role}"`);', replace: '' }],
+    edits: [{ files: 'subgraphs/analytics/engines/internal.ts', find: '; SET LOCAL ROLE "${role}"`', replace: '`' }],
     tests: ['test/e2e/analytics-isolation.test.ts'],
   },
 ];
