@@ -159,7 +159,7 @@ export const FAULTS = [
   {
     id: 'analytics: internal queries run without the site role',
     why: 'An internal query would run with the platform account and could read every site and the platform tables.',
-    edits: [{ files: 'subgraphs/analytics/engines/internal.ts', find: 'await client.query(`SET LOCAL ROLE "${role}"`);', replace: '' }],
+    edits: [{ files: 'subgraphs/analytics/engines/internal.ts', find: '; SET LOCAL ROLE "${role}"`', replace: '`' }],
     tests: ['test/e2e/analytics-isolation.test.ts'],
     id: 'storage: writes need only storage:read',
     why: 'A member who may only read a private bucket could upload, replace and delete its objects.',

@@ -320,7 +320,8 @@ describe('hostile parameter values (property)', () => {
       (n) => `SELECT ${Array.from({ length: n }, (_, j) => `{{ v${j} }} AS c${j}`).join(', ')}`,
       (v, got) => {
         if (typeof v === 'string') expect(got).toBe(v);
-        else if (typeof v === 'number') expect(Number(got)).toBeCloseTo(v, 5);
+        // ClickHouse 18 reads and prints Float64 within one unit in the last place (denormals as 0).
+        else if (typeof v === 'number') expect(Math.abs(Number(got) - v)).toBeLessThanOrEqual(Math.max(Math.abs(v) * 1e-15, 1e-300));
         else expect(JSON.parse(got as string)).toEqual(v);
       },
     );

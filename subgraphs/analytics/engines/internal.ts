@@ -1,6 +1,6 @@
 // Internal queries: the tenant's own schema, as a role made per site that may only USAGE and
 // SELECT on that schema, inside a READ ONLY transaction with statement_timeout and
-// search_path set to the schema. Rows come through a cursor, FETCHed up to maxRows + 1.
+// search_path set to the schema. At most maxRows + 1 rows are produced (an outer LIMIT).
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { Platform } from '../../core/context.js';
@@ -87,12 +87,16 @@ export async function runInternal(platform: Platform, target: InternalTarget, re
   const client: pg.PoolClient = await platform.pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN READ ONLY');
-    await client.query(`SET LOCAL statement_timeout = ${timeout}`);
-    await client.query(`SET LOCAL search_path = ${quoteSchema(target.schema)}`);
-    await client.query(`SET LOCAL ROLE "${role}"`);
-    await client.query({ text: `DECLARE analytics_cursor NO SCROLL CURSOR FOR ${req.text}`, values: req.values });
-    const res = await client.query<Record<string, unknown>>(`FETCH FORWARD ${fetch} FROM analytics_cursor`);
+    // One round trip (simple protocol, no values): the transaction and its settings.
+    await client.query(
+      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}; SET LOCAL search_path = ${quoteSchema(target.schema)}; SET LOCAL ROLE "${role}"`,
+    );
+    // The cap as an outer LIMIT: PostgreSQL stops producing rows there, and unlike a cursor the
+    // query keeps its parallel plans.
+    const res = await client.query<Record<string, unknown>>({
+      text: `SELECT * FROM (${req.text}\n) AS analytics_result LIMIT ${fetch}`,
+      values: req.values,
+    });
     const truncated = res.rows.length > req.maxRows;
     return { rows: truncated ? res.rows.slice(0, req.maxRows) : res.rows, truncated };
   } finally {

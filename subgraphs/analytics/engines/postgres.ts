@@ -1,6 +1,6 @@
 // External PostgreSQL and Redshift (which speaks the PostgreSQL protocol): a pg.Pool per
 // connection secret whose sessions start read-only with a statement time-out; each query runs
-// in a READ ONLY transaction through a cursor, FETCHed up to maxRows + 1.
+// in a READ ONLY transaction, capped at maxRows + 1 rows by an outer LIMIT.
 import pg from 'pg';
 import type { Connector, RunRequest, RunResult } from './connector.js';
 
@@ -35,8 +35,10 @@ export function postgresConnector(c: SqlConnection, timeoutMs: number, redshift 
       try {
         await client.query('BEGIN READ ONLY');
         await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.trunc(req.timeoutMs))}`);
-        await client.query({ text: `DECLARE analytics_cursor NO SCROLL CURSOR FOR ${req.text}`, values: req.values });
-        const res = await client.query<Record<string, unknown>>(`FETCH FORWARD ${Math.trunc(req.maxRows) + 1} FROM analytics_cursor`);
+        const res = await client.query<Record<string, unknown>>({
+          text: `SELECT * FROM (${req.text}\n) AS analytics_result LIMIT ${Math.trunc(req.maxRows) + 1}`,
+          values: req.values,
+        });
         const truncated = res.rows.length > req.maxRows;
         return { rows: truncated ? res.rows.slice(0, req.maxRows) : res.rows, truncated };
       } finally {

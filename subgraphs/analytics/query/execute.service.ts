@@ -13,8 +13,7 @@ import { isConnectionFailure, type Engine, type RunResult } from '../engines/con
 import { runInternal } from '../engines/internal.js';
 import { connectorFor } from '../engines/registry.js';
 import { loadPgParser } from '../template/pg-check.js';
-import { prepareQuery } from '../template/prepare.js';
-import { parseTemplate } from '../template/template.js';
+import { preparedFor } from '../template/prepare.js';
 import { parseParams, resolveValues, type Params } from '../template/values.js';
 import { executionRepository, type ExecutionRow } from './query.repository.js';
 import { engineOfType, loadQuery } from './query.service.js';
@@ -32,7 +31,7 @@ export interface ExecuteResult {
  * Executions in this process by query and caller: one runs at a time, the next ones wait in
  * order behind it (at most MAX_WAITING; beyond, 409). docs/analytics.md "One at a time".
  */
-const MAX_WAITING = 16;
+const MAX_WAITING = 64;
 const lanes = new Map<string, { tail: Promise<void>; size: number }>();
 
 async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
@@ -70,7 +69,6 @@ async function run(ctx: RequestContext, { row, app, site }: Awaited<ReturnType<t
   let failure: unknown = null;
   let redact: string[] = [];
   try {
-    const template = parseTemplate(row.queryText);
     await loadPgParser();
     let secret: Awaited<ReturnType<typeof readConnectionSecret>> = null;
     if (row.connectionType === 'external') {
@@ -80,7 +78,7 @@ async function run(ctx: RequestContext, { row, app, site }: Awaited<ReturnType<t
       redact = secretStrings(secret.value);
     }
     const scope = engine === 'internal' ? { schema: site.schemaName, tables: await physicalTableNames(ctx, app.id) } : undefined;
-    const prepared = prepareQuery(engine, template, scope);
+    const { template, prepared } = preparedFor(engine, row.queryText, scope);
     const resolved = await resolveValues(template, { ctx, appId: app.id, params, external: engine !== 'internal' });
     resolved.values.forEach((v, i) => resolved.fromSecret[i] && redact.push(...secretStrings(v)));
     const values = prepared.slots.map((i) => resolved.values[i]);

@@ -85,7 +85,12 @@ export function checkPostgres(compiled: CompiledSql, scope?: InternalScope): str
     }
     if (key === 'RangeVar') rangeVars.push(node);
   });
-  return scope ? rewriteTables(compiled, scope, rangeVars, cteNames) : compiled.text;
+  const stmt = stmts[0] as { stmt_location?: number; stmt_len?: number };
+  const start = stmt.stmt_location ?? 0;
+  const bytes = Buffer.from(compiled.text, 'utf8');
+  const end = stmt.stmt_len ? start + stmt.stmt_len : bytes.length;
+  // The statement alone (no trailing `;` or comment), so that runners can wrap it.
+  return scope ? rewriteTables(compiled, scope, rangeVars, cteNames, start, end) : bytes.subarray(start, end).toString('utf8');
 }
 
 function funcName(node: Node): string {
@@ -107,7 +112,14 @@ function walk(value: unknown, visit: (key: string, node: Node) => void, key = ''
   }
 }
 
-function rewriteTables(compiled: CompiledSql, scope: InternalScope, rangeVars: Node[], cteNames: Set<string>): string {
+function rewriteTables(
+  compiled: CompiledSql,
+  scope: InternalScope,
+  rangeVars: Node[],
+  cteNames: Set<string>,
+  start: number,
+  end: number,
+): string {
   const bytes = Buffer.from(compiled.text, 'utf8');
   const edits: { start: number; end: number; name: string }[] = [];
   for (const rv of rangeVars) {
@@ -129,8 +141,13 @@ function rewriteTables(compiled: CompiledSql, scope: InternalScope, rangeVars: N
   }
   edits.sort((a, b) => b.start - a.start);
   let out = bytes;
-  for (const e of edits) out = Buffer.concat([out.subarray(0, e.start), Buffer.from(e.name, 'utf8'), out.subarray(e.end)]);
-  return out.toString('utf8');
+  let stmtEnd = end;
+  for (const e of edits) {
+    const name = Buffer.from(e.name, 'utf8');
+    out = Buffer.concat([out.subarray(0, e.start), name, out.subarray(e.end)]);
+    stmtEnd += name.length - (e.end - e.start);
+  }
+  return out.subarray(start, stmtEnd).toString('utf8');
 }
 
 /** End (exclusive) of the identifier token starting at byte `start`: quoted or bare. */

@@ -6,7 +6,7 @@ import { checkClickhouse } from './clickhouse-check.js';
 import { checkMysql } from './mysql-check.js';
 import { checkPostgres, type InternalScope } from './pg-check.js';
 import { compileSearch } from './search-template.js';
-import { compileSql, type ParsedTemplate } from './template.js';
+import { compileSql, parseTemplate, type ParsedTemplate } from './template.js';
 
 export interface PreparedQuery {
   engine: Engine;
@@ -39,4 +39,27 @@ export function prepareQuery(engine: Engine, t: ParsedTemplate, scope?: Internal
     default:
       throw analyticsErrors.secretResolution('Driver not supported.', { engine });
   }
+}
+
+const CACHE_SIZE = 1000;
+const cache = new Map<string, { template: ParsedTemplate; prepared: PreparedQuery }>();
+
+/**
+ * parseTemplate + prepareQuery, remembered by engine, text and (internal) schema and table
+ * names: a saved query is parsed and checked once per process, not on every execution.
+ * Errors are not remembered. Oldest entries go first past CACHE_SIZE.
+ */
+export function preparedFor(engine: Engine, text: string, scope?: InternalScope): { template: ParsedTemplate; prepared: PreparedQuery } {
+  const key = `${engine}\u0000${scope ? `${scope.schema}\u0000${JSON.stringify([...scope.tables].sort())}` : ''}\u0000${text}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const template = parseTemplate(text);
+  const entry = { template, prepared: prepareQuery(engine, template, scope) };
+  cache.set(key, entry);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return entry;
 }
