@@ -161,6 +161,8 @@ export const FAULTS = [
     why: 'An internal query would run with the platform account and could read every site and the platform tables.',
     edits: [{ files: 'subgraphs/analytics/engines/internal.ts', find: '; SET LOCAL ROLE "${role}"`', replace: '`' }],
     tests: ['test/e2e/analytics-isolation.test.ts'],
+  },
+  {
     id: 'storage: writes need only storage:read',
     why: 'A member who may only read a private bucket could upload, replace and delete its objects.',
     edits: [
@@ -183,5 +185,29 @@ export const FAULTS = [
       },
     ],
     tests: ['test/e2e/storage-isolation.test.ts'],
+  },
+  {
+    id: 'events: function writes need only functions:read',
+    why: 'A member who may only read functions could create, change and delete them (and run arbitrary code).',
+    edits: [
+      {
+        files: 'subgraphs/events/functions/function.service.ts',
+        find: /appFor\(ctx, appRef, 'functions:write'\)/g,
+        replace: "appFor(ctx, appRef, 'functions:read')",
+      },
+    ],
+    tests: ['test/e2e/events-functions.test.ts'],
+  },
+  {
+    id: 'events: invocation lookup without the site filter',
+    why: "A caller could read another tenant's invocation (params, results, logs) by its id.",
+    edits: [
+      {
+        files: 'subgraphs/events/invocations/invocation.repository.ts',
+        find: '${SELECT} WHERE i.site_id = $1 AND i.id = $2`, [siteId, id]',
+        replace: '${SELECT} WHERE $1::int IS NOT NULL AND i.id = $2`, [siteId, id]',
+      },
+    ],
+    tests: ['test/e2e/events-isolation.test.ts'],
   },
 ];

@@ -22,6 +22,14 @@ export const eventsModule: ModuleManifest = {
   ],
   fieldPermissions: {
     'App.functions': 'functions:read',
+    'Function.invocations': 'functions:read',
+    'Query.events': null,
+    'Mutation.createFunction': 'functions:write',
+    'Mutation.updateFunction': 'functions:write',
+    'Mutation.deleteFunction': 'functions:write',
+    'Mutation.executeFunction': 'functions:execute',
+    'Mutation.subscribeFunction': 'functions:write',
+    'Mutation.unsubscribeFunction': 'functions:write',
   },
   register(platform) {
     const hooks = platform.hooks;

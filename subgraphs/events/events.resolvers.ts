@@ -1,16 +1,39 @@
-// Events subgraph resolvers: App.functions.
+// Events subgraph resolvers: App.functions, Function.invocations, the `events` list and the
+// function and subscription mutations, calling the same services as the REST routes.
+import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
-import { DateTimeResolver } from 'graphql-scalars';
 import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
-import { listFunctions, type FunctionRow } from './functions/function.service.js';
+import type { Query } from '../core/listing.js';
+import {
+  createFunction,
+  deleteFunction,
+  listFunctions,
+  updateFunction,
+  type FunctionRow,
+  type FunctionView,
+} from './functions/function.service.js';
+import type { InvocationRow } from './invocations/invocation.repository.js';
+import { executeFunction, listFunctionInvocations, parseExecuteBody } from './invocations/invocation.service.js';
+import { listEventNames, subscribe, toSubscriptionView, unsubscribe } from './subscriptions/subscription.service.js';
 
-const toGraphFunction = (f: FunctionRow) => ({
+interface GraphFunction {
+  siteId: number;
+  appId: number;
+  [k: string]: unknown;
+}
+
+const fromRow = (f: FunctionRow): GraphFunction => ({
+  siteId: f.site_id,
+  appId: f.app_id,
   id: f.id,
   name: f.name,
   slug: f.slug,
   description: f.description,
   executionMode: f.execution_mode,
+  code: f.code,
   webhookUrl: f.webhook_url,
+  headers: f.headers,
+  systemFunction: f.system_name,
   timeoutSeconds: f.timeout_seconds,
   filterConditions: f.filter_conditions,
   isActive: f.is_active,
@@ -19,10 +42,149 @@ const toGraphFunction = (f: FunctionRow) => ({
   updatedAt: f.updated_at,
 });
 
+const fromView = (f: FunctionView, siteId: number, appId: number): GraphFunction => ({
+  siteId,
+  appId,
+  id: f.id,
+  name: f.name,
+  slug: f.slug,
+  description: f.description,
+  executionMode: f.execution_mode,
+  code: f.code,
+  webhookUrl: f.webhook_url,
+  headers: f.headers,
+  systemFunction: f.system_function,
+  timeoutSeconds: f.timeout_seconds,
+  filterConditions: f.filter_conditions,
+  isActive: f.is_active,
+  isPublic: f.is_public,
+  createdAt: f.created_at,
+  updatedAt: f.updated_at,
+});
+
+const toGraphInvocation = (i: InvocationRow) => ({
+  id: i.id,
+  function: i.function_id,
+  triggerType: i.trigger_type,
+  event: i.event,
+  status: i.status,
+  taskId: i.task_id,
+  idempotencyKey: i.idempotency_key,
+  params: i.params,
+  result: i.result,
+  error: i.error,
+  logs: i.logs,
+  attempts: i.attempts,
+  maxAttempts: i.max_attempts,
+  deliveries: i.deliveries,
+  deadLetter: i.dead_letter,
+  startedAt: i.started_at,
+  finishedAt: i.finished_at,
+  durationMs: i.duration_ms,
+  createdAt: i.created_at,
+});
+
+/** GraphQL input (camelCase) as the REST body the service parses (snake_case). */
+function toBody(input: Record<string, unknown>): Record<string, unknown> {
+  const names: Record<string, string> = {
+    executionMode: 'execution_mode',
+    webhookUrl: 'webhook_url',
+    systemFunction: 'system_function',
+    timeoutSeconds: 'timeout_seconds',
+    filterConditions: 'filter_conditions',
+    isActive: 'is_active',
+    isPublic: 'is_public',
+  };
+  return Object.fromEntries(Object.entries(input).map(([k, v]) => [names[k] ?? k, v]));
+}
+
+interface InvocationArgs extends PageArgs {
+  status?: string | null;
+  triggerType?: string | null;
+}
+
 export const eventsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
+  JSON: JSONResolver,
   App: {
     functions: (app: { id: string }, args: PageArgs, { ctx }) =>
-      listFunctions(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, toGraphFunction)),
+      listFunctions(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, fromRow)),
+  },
+  Function: {
+    invocations: (fn: GraphFunction, args: InvocationArgs, { ctx }) => {
+      const q: Query = pageQuery(args);
+      if (args.status != null) q.status = args.status;
+      if (args.triggerType != null) q.trigger_type = args.triggerType;
+      return listFunctionInvocations(ctx, { id: Number(fn.id), siteId: fn.siteId, appId: fn.appId }, q).then((r) =>
+        toConnection(r, toGraphInvocation),
+      );
+    },
+  },
+  Query: {
+    events: (_: unknown, __: unknown, { ctx }) => listEventNames(ctx),
+  },
+  Mutation: {
+    createFunction: async (_: unknown, args: { app: string; input: Record<string, unknown> }, { ctx }) => {
+      const { view, siteId, appId } = await createFunction(ctx, args.app, toBody(args.input)).then((v) => ({
+        view: v,
+        siteId: v.site_id,
+        appId: v.app_id,
+      }));
+      return { function: fromView(view, siteId, appId), webhookSecret: view.webhook_secret ?? null };
+    },
+    updateFunction: async (_: unknown, args: { app: string; slug: string; input: Record<string, unknown> }, { ctx }) => {
+      const v = await updateFunction(ctx, args.app, args.slug, toBody(args.input), true);
+      return fromView(v, v.site_id, v.app_id);
+    },
+    deleteFunction: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
+      await deleteFunction(ctx, args.app, args.slug);
+      return true;
+    },
+    executeFunction: async (_: unknown, args: { app: string; slug: string; params?: unknown; async?: boolean | null }, { ctx }) => {
+      const r = await executeFunction(
+        ctx,
+        args.app,
+        args.slug,
+        parseExecuteBody({ params: args.params ?? {}, async: args.async ?? false }),
+      );
+      if (r.async)
+        return {
+          success: null,
+          result: null,
+          logs: null,
+          error: null,
+          status: 'pending',
+          taskId: r.task_id,
+          invocationId: r.invocation_id,
+        };
+      return {
+        success: r.success,
+        result: r.result,
+        logs: r.logs,
+        error: r.error,
+        status: r.status,
+        taskId: r.task_id,
+        invocationId: r.invocation_id,
+      };
+    },
+    subscribeFunction: async (_: unknown, args: { event: string; functionId: number; filterConditions?: string | null }, { ctx }) => {
+      const s = await subscribe(ctx, args.event, { functionId: args.functionId, filterConditions: args.filterConditions ?? undefined });
+      const v = toSubscriptionView(s);
+      return {
+        id: v.id,
+        event: v.event,
+        function: v.function,
+        functionName: v.function_name,
+        functionSlug: v.function_slug,
+        appName: v.app_name,
+        appSlug: v.app_slug,
+        createdAt: s.created_at,
+        updatedAt: s.updated_at,
+      };
+    },
+    unsubscribeFunction: async (_: unknown, args: { event: string; functionId: number }, { ctx }) => {
+      await unsubscribe(ctx, args.event, { functionId: args.functionId });
+      return true;
+    },
   },
 };

@@ -8,6 +8,7 @@ import {
   listFunctions,
   toFunctionView,
   updateFunction,
+  type FunctionResult,
 } from './functions/function.service.js';
 import {
   executeFunction,
@@ -22,6 +23,8 @@ import {
 function route(spec: Omit<RouteSpec, 'auth' | 'module' | 'scope'>): RouteSpec {
   return { auth: 'required', module: 'events', scope: 'site', ...spec };
 }
+
+const restView = ({ site_id: _s, app_id: _a, ...view }: FunctionResult) => view;
 
 const FNS = '/apps/:app/functions/';
 const FN = FNS + ':slug/';
@@ -48,7 +51,7 @@ export const functionRoutes: RouteSpec[] = [
     permission: 'functions:write',
     status: 201,
     summary: 'Create a function (a proxy function answers its webhook_secret once)',
-    handler: (ctx, i) => createFunction(ctx, i.params.app, i.body),
+    handler: async (ctx, i) => restView(await createFunction(ctx, i.params.app, i.body)),
   }),
   route({
     method: 'GET',
@@ -62,14 +65,14 @@ export const functionRoutes: RouteSpec[] = [
     path: FN,
     permission: 'functions:write',
     summary: 'Replace a function',
-    handler: (ctx, i) => updateFunction(ctx, i.params.app, i.params.slug, i.body, false),
+    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, i.body, false)),
   }),
   route({
     method: 'PATCH',
     path: FN,
     permission: 'functions:write',
     summary: 'Update a function',
-    handler: (ctx, i) => updateFunction(ctx, i.params.app, i.params.slug, i.body, true),
+    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, i.body, true)),
   }),
   route({
     method: 'DELETE',

@@ -169,6 +169,10 @@ function candidates(param: string): { own?: string; victim: string[]; fake: (v: 
     key: { own: A.secret.key, victim: [B.secret.key] },
     name: { own: A.table.name, victim: [B.table.name] },
     bucket: { own: A.bucket.slug, victim: [B.bucket.slug] },
+    // events: event names are global (no victim value); functions, invocations and task ids are
+    // covered by test/e2e/events-isolation.test.ts
+    event: { own: 'RECORD_CREATE', victim: [] },
+    task_id: { victim: [] },
   };
   const c = table[param];
   if (!c) throw new Error(`no isolation candidates for :${param}; add them`);

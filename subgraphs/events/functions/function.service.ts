@@ -35,6 +35,9 @@ export interface FunctionView {
   webhook_secret?: string;
 }
 
+/** The view plus the ids GraphQL needs for nested fields (REST answers the view alone). */
+export type FunctionResult = FunctionView & { site_id: number; app_id: number };
+
 export function toFunctionView(f: FunctionRow, secretShownOnce?: string): FunctionView {
   return {
     id: f.id,
@@ -88,7 +91,7 @@ const newSecret = () => 'whsec_' + crypto.randomBytes(32).toString('base64');
 const slugTaken = (slug: string) =>
   errors.invalid('Invalid input.', { slug: [`A function with slug "${slug}" already exists in this app.`] });
 
-export async function createFunction(ctx: RequestContext, appRef: string, body: unknown): Promise<FunctionView> {
+export async function createFunction(ctx: RequestContext, appRef: string, body: unknown): Promise<FunctionResult> {
   const app = await appFor(ctx, appRef, 'functions:write');
   const input = parseFunctionInput(body, false);
   const f = completeFunction({ ...FUNCTION_DEFAULTS, name: input.name!, slug: '' }, input);
@@ -110,7 +113,7 @@ export async function createFunction(ctx: RequestContext, appRef: string, body: 
     });
   }
   const row = (await repo.findById(pool, app.siteId, id))!;
-  return toFunctionView(row, secret ?? undefined);
+  return { ...toFunctionView(row, secret ?? undefined), site_id: row.site_id, app_id: row.app_id };
 }
 
 export async function updateFunction(
@@ -119,7 +122,7 @@ export async function updateFunction(
   slug: string,
   body: unknown,
   partial: boolean,
-): Promise<FunctionView> {
+): Promise<FunctionResult> {
   const app = await appFor(ctx, appRef, 'functions:write');
   const row = await findFunction(ctx, app, slug);
   const input = parseFunctionInput(body, partial);
@@ -134,7 +137,8 @@ export async function updateFunction(
     if (isUniqueViolation(e)) throw slugTaken(f.slug);
     throw e;
   }
-  return toFunctionView((await repo.findById(ctx.platform.pool, app.siteId, row.id))!, fresh ?? undefined);
+  const saved = (await repo.findById(ctx.platform.pool, app.siteId, row.id))!;
+  return { ...toFunctionView(saved, fresh ?? undefined), site_id: saved.site_id, app_id: saved.app_id };
 }
 
 export async function deleteFunction(ctx: RequestContext, appRef: string, slug: string): Promise<void> {

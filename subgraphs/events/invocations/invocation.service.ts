@@ -179,3 +179,18 @@ export const toResultView = (i: InvocationRow) => ({
   error: i.error,
   logs: i.logs,
 });
+
+/** Runs of one function (GraphQL `Function.invocations`): functions:read on its site. */
+export async function listFunctionInvocations(ctx: RequestContext, fn: { id: number; siteId: number; appId: number }, query: Query) {
+  if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
+  if (!(await can(ctx, 'functions:read', 'site', fn.siteId))) throw errors.permissionDenied();
+  if (ctx.principal.kind === 'api_key' && ctx.principal.appId !== fn.appId) throw errors.permissionDenied();
+  const page = parsePage(query);
+  const { rows, count } = await repo.list(
+    ctx.platform.pool,
+    { siteId: fn.siteId, functionId: fn.id, status: oneOf(query, 'status', STATUSES), triggerType: oneOf(query, 'trigger_type', TRIGGERS) },
+    page.pageSize,
+    page.offset,
+  );
+  return { page, count, items: rows };
+}
