@@ -375,3 +375,66 @@ describe('GraphQL', () => {
     expect(bad.body.errors[0].extensions.code).toBe('invalid');
   });
 });
+
+describe('hierarchies', () => {
+  beforeAll(async () => {
+    await createTables(t, { host: HOST, token, app: 'web' }, [
+      {
+        name: 'categories',
+        schema: {
+          fields: [f('id', 'integer'), f('name', 'string'), f('parent', 'integer')],
+          primaryKey: 'id',
+          foreignKeys: [fk('parent', 'categories')],
+          hierarchy: { parent_field: 'parent' },
+        },
+      },
+    ]);
+    const rows = [
+      { id: 1, name: 'root', parent: null },
+      { id: 2, name: 'a', parent: 1 },
+      { id: 3, name: 'b', parent: 1 },
+      { id: 4, name: 'a1', parent: 2 },
+      { id: 5, name: 'other', parent: null },
+    ];
+    for (const r of rows) expect((await post('categories', r)).status).toBe(201);
+  });
+
+  test('format=tree nests children from the roots; depth bounds it', async () => {
+    const res = await get(DATA('categories') + '?format=tree');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((n: any) => n.name)).toEqual(['root', 'other']);
+    expect(res.body.data[0].children.map((n: any) => n.name)).toEqual(['a', 'b']);
+    expect(res.body.data[0].children[0].children).toEqual([expect.objectContaining({ name: 'a1', children: [] })]);
+    const shallow = await get(DATA('categories') + '?format=tree&depth=1');
+    expect(shallow.body.data[0].children[0].children).toEqual([]);
+  });
+
+  test('format=graph with descendants or ancestors answers nodes and edges; a cycle cannot loop', async () => {
+    const down = await get(DATA('categories') + '?format=graph&include=descendants&id=2');
+    expect(down.body.data.nodes.map((n: any) => n.id).sort()).toEqual([2, 4]);
+    expect(down.body.data.edges).toEqual([{ source: '2', target: '4' }]);
+    const up = await get(DATA('categories') + '?format=graph&include=ancestors&id=4');
+    expect(up.body.data.nodes.map((n: any) => n.id).sort()).toEqual([1, 2, 4]);
+    expect(up.body.data.edges).toHaveLength(2);
+    await t.call('PATCH', DATA('categories') + '1/', { token, host: HOST, body: { parent: 4 } }); // 1 → 4 → 2 → 1
+    const cyc = await get(DATA('categories') + '?format=graph&id=1');
+    expect(cyc.status).toBe(200);
+    expect(cyc.body.data.nodes.map((n: any) => n.id).sort()).toEqual([1, 2, 3, 4]);
+    const tree = await get(DATA('categories') + '?format=tree&id=1');
+    expect(tree.status).toBe(200);
+    await t.call('PATCH', DATA('categories') + '1/', { token, host: HOST, body: { parent: null } });
+  });
+
+  test('errors: no hierarchy, bad include, depth over 10, unknown format', async () => {
+    for (const q of [
+      'posts/data/?format=tree',
+      'categories/data/?format=tree&depth=11',
+      'categories/data/?format=graph&include=x',
+      'categories/data/?format=cloud',
+      'categories/data/?depth=2',
+    ]) {
+      const res = await get(`/api/apps/web/datatables/${q}`);
+      expect(res.status).toBe(400);
+    }
+  });
+});
