@@ -9,7 +9,6 @@ import type { Query } from '../../core/listing.js';
 import { param } from '../../core/listing.js';
 import { dataErrors } from '../data-errors.js';
 import { recordIdOf, rowToRecord, type DataRecord } from '../model/codec.js';
-import type { DataTable } from '../model/table-model.js';
 import { fieldOf } from '../model/table-model.js';
 import { ident, Params, qualified, RECORD_TYPES } from '../sql.js';
 import { loadTable } from '../table/table-access.js';
