@@ -4,6 +4,7 @@
 import type { RouteSpec } from '../core/rest.js';
 import { aggregateRecords, isAggregateQuery } from './query/aggregate.js';
 import { parseDeleted } from './query/list-params.js';
+import { hierarchyRecords, isHierarchyQuery } from './query/hierarchy.js';
 import { getRecord, listEnvelope, listRecords } from './query/record-read.service.js';
 
 type Handler = RouteSpec['handler'];
@@ -19,7 +20,9 @@ export const recordReadRoutes: RouteSpec[] = [
     (ctx, i) =>
       isAggregateQuery(i.query)
         ? aggregateRecords(ctx, i.params.app, i.params.name, i.query)
-        : listRecords(ctx, i.params.app, i.params.name, i.query).then(listEnvelope),
+        : isHierarchyQuery(i.query)
+          ? hierarchyRecords(ctx, i.params.app, i.params.name, i.query)
+          : listRecords(ctx, i.params.app, i.params.name, i.query).then(listEnvelope),
   ),
   route('/apps/:app/datatables/:name/data/:id/', 'One record by its key', async (ctx, i) => ({
     status: 'success',

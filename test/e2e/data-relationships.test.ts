@@ -375,3 +375,137 @@ describe('GraphQL', () => {
     expect(bad.body.errors[0].extensions.code).toBe('invalid');
   });
 });
+
+describe('hierarchies', () => {
+  beforeAll(async () => {
+    await createTables(t, { host: HOST, token, app: 'web' }, [
+      {
+        name: 'categories',
+        schema: {
+          fields: [f('id', 'integer'), f('name', 'string'), f('parent', 'integer')],
+          primaryKey: 'id',
+          foreignKeys: [fk('parent', 'categories')],
+          hierarchy: { parent_field: 'parent' },
+        },
+      },
+    ]);
+    const rows = [
+      { id: 1, name: 'root', parent: null },
+      { id: 2, name: 'a', parent: 1 },
+      { id: 3, name: 'b', parent: 1 },
+      { id: 4, name: 'a1', parent: 2 },
+      { id: 5, name: 'other', parent: null },
+    ];
+    for (const r of rows) expect((await post('categories', r)).status).toBe(201);
+  });
+
+  test('format=tree nests children from the roots; depth bounds it', async () => {
+    const res = await get(DATA('categories') + '?format=tree');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((n: any) => n.name)).toEqual(['root', 'other']);
+    expect(res.body.data[0].children.map((n: any) => n.name)).toEqual(['a', 'b']);
+    expect(res.body.data[0].children[0].children).toEqual([expect.objectContaining({ name: 'a1', children: [] })]);
+    const shallow = await get(DATA('categories') + '?format=tree&depth=1');
+    expect(shallow.body.data[0].children[0].children).toEqual([]);
+  });
+
+  test('format=graph with descendants or ancestors answers nodes and edges; a cycle cannot loop', async () => {
+    const down = await get(DATA('categories') + '?format=graph&include=descendants&id=2');
+    expect(down.body.data.nodes.map((n: any) => n.id).sort()).toEqual([2, 4]);
+    expect(down.body.data.edges).toEqual([{ source: '2', target: '4' }]);
+    const up = await get(DATA('categories') + '?format=graph&include=ancestors&id=4');
+    expect(up.body.data.nodes.map((n: any) => n.id).sort()).toEqual([1, 2, 4]);
+    expect(up.body.data.edges).toHaveLength(2);
+    await t.call('PATCH', DATA('categories') + '1/', { token, host: HOST, body: { parent: 4 } }); // 1 → 4 → 2 → 1
+    const cyc = await get(DATA('categories') + '?format=graph&id=1');
+    expect(cyc.status).toBe(200);
+    expect(cyc.body.data.nodes.map((n: any) => n.id).sort()).toEqual([1, 2, 3, 4]);
+    const tree = await get(DATA('categories') + '?format=tree&id=1');
+    expect(tree.status).toBe(200);
+    await t.call('PATCH', DATA('categories') + '1/', { token, host: HOST, body: { parent: null } });
+  });
+
+  test('errors: no hierarchy, bad include, depth over 10, unknown format', async () => {
+    for (const q of [
+      'posts/data/?format=tree',
+      'categories/data/?format=tree&depth=11',
+      'categories/data/?format=graph&include=x',
+      'categories/data/?format=cloud',
+      'categories/data/?depth=2',
+    ]) {
+      const res = await get(`/api/apps/web/datatables/${q}`);
+      expect(res.status).toBe(400);
+    }
+  });
+});
+
+describe('fuzz', () => {
+  test('1,000 hostile relationship, aggregation and hierarchy parameters: no 5xx, database untouched', async () => {
+    let seed = 12;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
+    const WORDS = [
+      'author',
+      'comments',
+      'tags',
+      'country',
+      'user',
+      'post_tags',
+      '*',
+      'name',
+      'id',
+      'views',
+      'nope',
+      '',
+      ' ',
+      "'",
+      '"',
+      ';',
+      '\\',
+      '%00',
+      '..',
+      'a'.repeat(300),
+      '$1',
+      'count(*)',
+      '__gt',
+      'posts_by_author',
+    ];
+    const path = () => Array.from({ length: 1 + Math.floor(rand() * 5) }, () => pick(WORDS)).join(pick(['.', ',', '.', '__']));
+    const PARAMS = [
+      'populate',
+      '_aggregate',
+      '_group_by',
+      '_having',
+      'format',
+      'include',
+      'depth',
+      '_sort',
+      'ordering',
+      'comments_limit',
+      'comments_sort',
+      'author_order',
+    ];
+    const value = () =>
+      pick([
+        path(),
+        `${pick(['count', 'sum', 'avg', 'min', 'max', 'array_agg', 'string_agg', 'json_agg', 'stddev', 'variance', 'nope', 'pg_sleep'])}(${pick(WORDS)})`,
+        `count__${pick(['gt', 'lt', 'eq', 'x'])}=${pick(['1', 'x', '1e400', '-0', '1;DROP'])}`,
+        pick(['tree', 'graph', 'flat', 'x', 'descendants', 'ancestors', '11', '-1', '99999999999']),
+      ]);
+    const counts = async () => (await t.platform.pool.query(`SELECT (SELECT count(*) FROM datatables) AS d`)).rows[0];
+    const before = await counts();
+    const table = () => pick(['posts', 'authors', 'comments', 'tags', 'post_tags']);
+    for (let i = 0; i < 1000; i++) {
+      const parts = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => {
+        const key = rand() < 0.6 ? pick(PARAMS) : `${path()}${pick(['', '__in', '__gt', '_sort', '__null'])}`;
+        return `${encodeURIComponent(key)}=${encodeURIComponent(value())}`;
+      });
+      const res = await get(`${DATA(table())}?${parts.join('&')}`);
+      if (res.status >= 500) throw new Error(`${res.status} for ${parts.join('&')}: ${res.text}`);
+      expect([200, 400]).toContain(res.status);
+    }
+    expect(await counts()).toEqual(before);
+    const check = await get(DATA('posts') + '?page_size=1000');
+    expect(check.body.total).toBe(120);
+  }, 600_000);
+});

@@ -149,7 +149,7 @@ function aggregateSql(table: DataTable, a: Aggregate): string {
 
 export function aggregateSpec(table: DataTable, query: Query): AggregateSpec {
   if (query.search !== undefined) throw dataErrors.invalidParam('search', 'Full-text search does not combine with _aggregate.');
-  for (const p of ['populate', 'format'])
+  for (const p of ['populate', 'format', 'include', 'depth'])
     if (query[p] !== undefined) throw dataErrors.invalidParam(p, `"${p}" does not combine with _aggregate.`);
   const aggregates = parseAggregates(table, param(query, '_aggregate'));
   const groupBy = parseGroupBy(table, param(query, '_group_by'));
