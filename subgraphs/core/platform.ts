@@ -44,6 +44,49 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
+/**
+ * Redis is optional at run time (DECISIONS §1, issue 10 item 7): unreachable at start is a
+ * warning, and it keeps reconnecting in the background. Commands never wait for a connection
+ * (no offline queue) and time out quickly, so while Redis is down a request pays at most a few
+ * milliseconds before the rate limiter's in-memory insurance answers instead.
+ */
+async function connectRedis(url: string, log: Logger): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 250,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 5000),
+  });
+  let lastWarning = 0;
+  redis.on('error', (e) => {
+    // ioredis reports every failed reconnection: one line a minute is enough.
+    if (Date.now() - lastWarning < 60_000) return;
+    lastWarning = Date.now();
+    log.warn({ err: e.message }, 'redis unavailable; rate limits counted in this process until it answers');
+  });
+  redis.on('ready', () => log.info('redis connected'));
+  // With a retry strategy, connect() may keep trying rather than fail: wait a bounded time,
+  // then go on while it keeps reconnecting in the background.
+  const connecting = redis.connect();
+  connecting.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      connecting,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer within 3 s')), 3000);
+      }),
+    ]);
+  } catch (e) {
+    log.warn({ err: (e as Error).message }, 'REDIS_URL does not answer at start; using in-memory rate limits until it does');
+  } finally {
+    clearTimeout(timer);
+  }
+  return redis;
+}
+
 export async function startPlatform(config: Readonly<Config>, log: Logger, opts: PlatformOptions = {}): Promise<Platform> {
   const modules = opts.modules ?? [];
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -69,11 +112,7 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, opts:
     if (applied.length) log.info({ applied }, 'platform migrations applied');
     const prisma = createPrisma(pool);
     const keys = loadPlatformKeys(config, log);
-    if (config.redisUrl) {
-      redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
-      redis.on('error', (e) => log.warn({ err: e.message }, 'redis connection error'));
-      await redis.connect();
-    }
+    if (config.redisUrl) redis = await connectRedis(config.redisUrl, log);
     const platform: Platform = {
       config,
       log,
@@ -93,7 +132,8 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, opts:
         await invalidation.close();
         await prisma.$disconnect().catch(() => undefined);
         await pool.end().catch(() => undefined);
-        if (redis) await redis.quit().catch(() => undefined);
+        if (redis) await redis.quit().catch(() => redis?.disconnect());
+        redis?.disconnect();
         if (embedded) await embedded.stop();
       },
     };
