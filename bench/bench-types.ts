@@ -30,6 +30,11 @@ export interface Benchmark {
    * same work with bare `pg` (the same rows by a direct query), built once per run.
    */
   bare?: (env: BenchEnv) => (request: FastifyRequest) => Promise<unknown>;
+  /**
+   * The REST request for the same read, measured on the platform in the same run: the line
+   * then also shows its req/s and the platform side's ratio to it (GraphQL against REST).
+   */
+  rest?: (env: BenchEnv) => Promise<Request>;
   /** Items each request handles (a bulk write): the line then also shows items/s. */
   perRequest?: number;
 }

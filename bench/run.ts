@@ -27,6 +27,7 @@ import { DATA_BENCHMARKS } from './data.bench.js';
 import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
+import { GRAPHQL_BENCHMARKS } from './graphql.bench.js';
 import { soak } from './soak.js';
 
 import type { Benchmark, BenchEnv, Request } from './bench-types.js';
@@ -42,6 +43,7 @@ export const BENCHMARKS: Benchmark[] = [
   ...SECRETS_BENCHMARKS,
   ...DATA_BENCHMARKS,
   ...DATA_WRITE_BENCHMARKS,
+  ...GRAPHQL_BENCHMARKS,
 ];
 
 interface Options {
@@ -203,7 +205,9 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
   // benchmark gives a bare handler of its own.
   const sample = await sampleRequest(platformBase, req);
   const text = sample.text;
-  if (sample.status >= 400) throw new Error(`${bench.name}: the platform answered ${sample.status}: ${text.slice(0, 200)}`);
+  if (sample.status >= 400 || /^\{"errors":/.test(text)) {
+    throw new Error(`${bench.name}: the platform answered ${sample.status}: ${text.slice(0, 200)}`);
+  }
   const bare = await bareServer(req, sample.status, text, sample.headers.get('content-type') ?? 'application/json', bench.bare?.(env));
   const bareBase = await listen(bare);
   try {
@@ -211,12 +215,22 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
     const p = await measure(platformBase, req, opts.duration, opts.connections);
     if (opts.warmup > 0) await measure(bareBase, req, opts.warmup, opts.connections);
     const b = await measure(bareBase, req, opts.duration, opts.connections);
+    let rest = '';
+    if (bench.rest) {
+      const restReq = await bench.rest(env);
+      const check = await sampleRequest(platformBase, restReq);
+      if (check.status >= 400) throw new Error(`${bench.name}: the REST side answered ${check.status}: ${check.text.slice(0, 200)}`);
+      if (opts.warmup > 0) await measure(platformBase, restReq, opts.warmup, opts.connections);
+      const r = await measure(platformBase, restReq, opts.duration, opts.connections);
+      rest = `  rest ${r.rps.toFixed(0).padStart(6)} req/s (rest/bare ${(r.rps / b.rps).toFixed(2)}, platform/rest ${(p.rps / r.rps).toFixed(2)})`;
+      if (r.bad > 0) rest += ` (rest non-2xx/errors: ${r.bad})`;
+    }
     const ratio = p.rps / b.rps;
     const failures = p.bad + b.bad > 0 ? `  (non-2xx/errors: platform ${p.bad}, bare ${b.bad})` : '';
     const items = bench.perRequest
       ? `  (records/s: platform ${(p.rps * bench.perRequest).toFixed(0)}, bare ${(b.rps * bench.perRequest).toFixed(0)})`
       : '';
-    return `${bench.name.padEnd(32)} platform ${p.rps.toFixed(0).padStart(6)} req/s  bare ${b.rps.toFixed(0).padStart(6)} req/s  ratio ${ratio.toFixed(2)}${items}${failures}`;
+    return `${bench.name.padEnd(32)} platform ${p.rps.toFixed(0).padStart(6)} req/s  bare ${b.rps.toFixed(0).padStart(6)} req/s  ratio ${ratio.toFixed(2)}${rest}${items}${failures}`;
   } finally {
     await bare.close();
   }

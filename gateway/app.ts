@@ -9,7 +9,7 @@ import { ANONYMOUS, type RequestContext } from '../subgraphs/core/context.js';
 import { AppError, errors, isAppError } from '../subgraphs/core/errors.js';
 import type { Platform } from '../subgraphs/core/platform.js';
 import { authenticate } from './auth/authenticate.js';
-import { registerGraphql } from './graphql.js';
+import { registerGraphql } from './graphql/server.js';
 import { registerHealthRoutes } from './health.js';
 import { RateLimiter } from './rate-limit.js';
 import { renderRestError } from './rest/render-error.js';

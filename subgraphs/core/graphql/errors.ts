@@ -3,7 +3,7 @@
 // `extensions.status` its HTTP status. Anything else is an internal error whose message and
 // stack stay in the log.
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLFormattedError } from 'graphql';
+import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { isAppError, type AppError } from '../errors.js';
 import type { SubgraphContext } from './context.js';
 
@@ -72,21 +72,23 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
 }
 
 /** Logs the errors that formatGraphqlError hides from the client, with the request id. */
+export function logInternalErrors(component: string, errors: readonly GraphQLError[], context: SubgraphContext): void {
+  for (const error of errors) {
+    if (classify({ message: error.message, extensions: error.extensions }, error).kind !== 'internal') continue;
+    let cause: unknown = error;
+    while ((cause as { originalError?: unknown }).originalError) cause = (cause as { originalError: unknown }).originalError;
+    const err = cause as Error;
+    context.ctx.log.error({ component, err: { message: err.message, stack: err.stack }, path: error.path }, 'graphql internal error');
+  }
+}
+
+/** The same, as an Apollo Server plugin. */
 export function internalErrorLogger(component: string): ApolloServerPlugin<SubgraphContext> {
   return {
     async requestDidStart() {
       return {
         async didEncounterErrors({ errors, contextValue }) {
-          for (const error of errors) {
-            if (classify({ message: error.message, extensions: error.extensions }, error).kind !== 'internal') continue;
-            let cause: unknown = error;
-            while ((cause as { originalError?: unknown }).originalError) cause = (cause as { originalError: unknown }).originalError;
-            const err = cause as Error;
-            contextValue.ctx.log.error(
-              { component, err: { message: err.message, stack: err.stack }, path: error.path },
-              'graphql internal error',
-            );
-          }
+          logInternalErrors(component, errors, contextValue);
         },
       };
     },
