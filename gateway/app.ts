@@ -193,7 +193,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
 
   registerHealthRoutes(app, platform);
   (await import('./auth/jwks.route.js')).registerJwksRoute(app, platform);
-  await registerGraphql(app, platform);
+  await registerGraphql(app, platform, limiter);
   registerRestRoutes(app, ROUTES);
   return app;
 }

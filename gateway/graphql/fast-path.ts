@@ -25,6 +25,7 @@ import { getVariableValues } from 'graphql/execution/values.js';
 import { Lru } from '../../subgraphs/core/lru.js';
 import type { SubgraphContext } from '../../subgraphs/core/graphql/context.js';
 import { CachedLocalDataSource } from './local-source.js';
+import { MAX_CACHED_LENGTH } from './limits.js';
 
 /** Operations remembered (the gateway's own plan cache is bounded in the same spirit). */
 const MAX_OPERATIONS = 2000;
@@ -76,7 +77,7 @@ export class FastPath {
   /** Called by the gateway with each plan it resolves: remembers whether the short way applies. */
   learn({ queryPlan, requestContext, operationContext }: ResolvedPlan): void {
     const source = requestContext.source;
-    if (source === undefined) return;
+    if (source === undefined || source.length > MAX_CACHED_LENGTH) return;
     const key = operationKey(source, requestContext.request.operationName);
     if (this.operations.get(key) !== undefined) return;
     this.operations.set(key, this.analyse(queryPlan, requestContext.document, operationContext.operation));

@@ -17,6 +17,9 @@ import { createSubgraphContext, type SubgraphContext } from '../../subgraphs/cor
 import { executeGraphql } from '../../subgraphs/core/graphql/http.js';
 import { CachedLocalDataSource } from './local-source.js';
 import { FastPath, responseType, type ResolvedPlan } from './fast-path.js';
+import { OperationLimits } from './limits.js';
+import type { RateLimiter } from '../rate-limit.js';
+import { isAppError, type AppError } from '../../subgraphs/core/errors.js';
 
 /** A subgraph over HTTP: each fetch carries the request context, signed for the subgraph. */
 class SignedRemoteDataSource extends RemoteGraphQLDataSource<SubgraphContext> {
@@ -136,8 +139,58 @@ async function executeFast(graphql: GraphqlServer, request: FastifyRequest, repl
   return true;
 }
 
-export async function registerGraphql(app: FastifyInstance, platform: Platform): Promise<void> {
+/** The documents of a request (one, or a batch), as far as they can be read before Apollo Server does. */
+function documentsOf(request: FastifyRequest): Array<{ query: string; operationName: string | undefined }> {
+  let items: unknown[];
+  if (request.method === 'GET') items = [request.query];
+  else if (Array.isArray(request.body)) items = request.body;
+  else items = [request.body];
+  const out = [];
+  for (const item of items) {
+    const { query, operationName } = (item ?? {}) as Record<string, unknown>;
+    if (typeof query === 'string') out.push({ query, operationName: typeof operationName === 'string' ? operationName : undefined });
+  }
+  return out;
+}
+
+function sendGraphqlError(reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  return reply
+    .code(err.status)
+    .type('application/json; charset=utf-8')
+    .send({ errors: [formatGraphqlError({ message: err.message }, err)] });
+}
+
+/**
+ * Limits (limits.ts) and the write rate limit, before any execution: a refused document or
+ * a mutation over the write limit refuses the whole request.
+ */
+async function admit(
+  limits: OperationLimits,
+  limiter: RateLimiter | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<AppError | null> {
+  let writes = 0;
+  for (const doc of documentsOf(request)) {
+    const verdict = limits.check(doc.query, doc.operationName);
+    if (!verdict.ok) return verdict.error;
+    writes += verdict.summary?.mutations ?? 0;
+  }
+  if (writes > 0 && limiter) {
+    try {
+      await limiter.enforceWrites(request, reply, writes);
+    } catch (e) {
+      if (isAppError(e)) return e;
+      throw e;
+    }
+  }
+  return null;
+}
+
+export async function registerGraphql(app: FastifyInstance, platform: Platform, limiter?: RateLimiter): Promise<void> {
   const graphql = await createGraphqlServer(platform);
+  const limits = new OperationLimits(platform.config.graphqlLimits, () => graphql.gateway.schema);
   app.decorate('graphql', graphql);
   const server = graphql.apollo;
   app.addHook('onClose', async () => {
@@ -149,6 +202,8 @@ export async function registerGraphql(app: FastifyInstance, platform: Platform):
     method: ['GET', 'POST'],
     url: '/graphql',
     handler: async (request, reply) => {
+      const refused = await admit(limits, limiter, request, reply);
+      if (refused) return sendGraphqlError(reply, refused);
       if (await executeFast(graphql, request, reply)) return reply;
       return executeGraphql(server, request, reply, async () => createSubgraphContext(request.ctx));
     },

@@ -42,6 +42,8 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // --- graphql (gateway/graphql/limits.ts): per-operation limits, checked before execution ---
+  graphqlLimits: { maxAliases: number; maxDepth: number; maxTokens: number; maxCost: number };
 }
 
 export class ConfigError extends Error {
@@ -247,6 +249,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     secretsMasterKey: masterKey(env),
     secretsPreviousMasterKeys: previousMasterKeys(env),
     nodeEnv: str(env, 'NODE_ENV', 'development'),
+    // graphql (gateway/graphql/limits.ts, docs/graphql.md "Limits")
+    graphqlLimits: {
+      maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 100_000),
+      maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 12, 1, 1000),
+      maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 5000, 100, 1_000_000),
+      maxCost: int(env, 'GRAPHQL_MAX_COST', 20_000, 1, 100_000_000),
+    },
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);
