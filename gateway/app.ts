@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { createRequestLogger } from '../subgraphs/core/logger.js';
 import { ANONYMOUS, type RequestContext } from '../subgraphs/core/context.js';
 import { AppError, errors, isAppError } from '../subgraphs/core/errors.js';
+import { isDatabaseUnavailable } from '../subgraphs/core/db-errors.js';
 import type { Platform } from '../subgraphs/core/platform.js';
 import { authenticate } from './auth/authenticate.js';
 import { registerGraphql } from './graphql/server.js';
@@ -82,6 +83,7 @@ function toAppError(err: unknown, request: FastifyRequest, bodyLimit: number): A
       return errors.parse('Malformed JSON in request body.');
   }
   if (e instanceof SyntaxError) return errors.parse('Malformed JSON in request body.');
+  if (isDatabaseUnavailable(err)) return errors.unavailable('The database is not available; try again shortly.');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     // Other 4xx from Fastify or a plugin: their messages are written for clients.
     const code = CLIENT_ERROR_CODES[e.statusCode] ?? 'invalid';

@@ -10,7 +10,13 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '../../subgraphs/core/platform.js';
 import { CONTEXT_HEADER, signContextToken } from '../../subgraphs/core/graphql/context-token.js';
-import { formatGraphqlError, internalErrorLogger, logInternalErrors } from '../../subgraphs/core/graphql/errors.js';
+import {
+  formatGraphqlError,
+  graphqlHttpStatus,
+  internalErrorLogger,
+  logInternalErrors,
+  unavailableStatus,
+} from '../../subgraphs/core/graphql/errors.js';
 import { ConfigError } from '../../subgraphs/core/config.js';
 import { buildSubgraph, isSubgraphName, readSupergraph, SUBGRAPH_NAMES } from '../../subgraphs/registry.js';
 import { createSubgraphContext, type SubgraphContext } from '../../subgraphs/core/graphql/context.js';
@@ -84,6 +90,7 @@ export async function createGraphqlServer(platform: Platform): Promise<GraphqlSe
     plugins: [
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: true, footer: false }),
       internalErrorLogger('gateway'),
+      unavailableStatus(),
     ],
   });
   await server.start();
@@ -133,7 +140,7 @@ async function executeFast(graphql: GraphqlServer, request: FastifyRequest, repl
     errors = result.errors.map((e) => formatGraphqlError({ message: e.message, path: e.path, extensions: e.extensions }, e));
   }
   reply
-    .code(200)
+    .code(graphqlHttpStatus(result.data, errors) ?? 200)
     .type(type)
     .send(JSON.stringify({ errors, data: result.data }) + '\n');
   return true;

@@ -4,7 +4,8 @@
 // stack stay in the log.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
-import { isAppError, type AppError } from '../errors.js';
+import { errors, isAppError, type AppError } from '../errors.js';
+import { isDatabaseUnavailable } from '../db-errors.js';
 import type { SubgraphContext } from './context.js';
 
 /** Client mistakes detected by GraphQL itself, as the platform's REST codes. */
@@ -41,7 +42,8 @@ type Classified =
   { kind: 'platform'; code: string; status?: number; message: string; extra?: Record<string, unknown> } | { kind: 'internal' };
 
 function classify(formatted: GraphQLFormattedError, error: unknown): Classified {
-  const app = findAppError(error);
+  const app =
+    findAppError(error) ?? (isDatabaseUnavailable(error) ? errors.unavailable('The database is not available; try again shortly.') : null);
   if (app) {
     const extra: Record<string, unknown> = {};
     if (app.errors) extra.errors = app.errors;
@@ -58,6 +60,36 @@ function classify(formatted: GraphQLFormattedError, error: unknown): Classified 
   const client = typeof code === 'string' ? GRAPHQL_CLIENT_CODES[code] : undefined;
   if (client) return { kind: 'platform', ...client, message: formatted.message };
   return { kind: 'internal' };
+}
+
+/**
+ * The HTTP status of a GraphQL answer: 503 (or 502) when nothing could be answered because
+ * the database or a subgraph is unavailable, else 200 as GraphQL over HTTP has it.
+ */
+export function graphqlHttpStatus(data: unknown, formattedErrors: readonly GraphQLFormattedError[] | undefined): number | undefined {
+  if (!formattedErrors?.length) return undefined;
+  const empty = data == null || (typeof data === 'object' && Object.values(data as object).every((v) => v == null));
+  if (!empty) return undefined;
+  const codes = new Set(formattedErrors.map((e) => e.extensions?.code));
+  if (codes.size === 1 && codes.has('service_unavailable')) return 503;
+  if (codes.size === 1 && codes.has('subgraph_unavailable')) return 502;
+  return undefined;
+}
+
+/** Apollo Server plugin: applies graphqlHttpStatus to single results. */
+export function unavailableStatus(): ApolloServerPlugin<SubgraphContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          if (response.body.kind !== 'single') return;
+          const { data, errors } = response.body.singleResult;
+          const status = graphqlHttpStatus(data, errors);
+          if (status) response.http.status = status;
+        },
+      };
+    },
+  };
 }
 
 /** ApolloServer `formatError`, for the gateway and for subgraph servers alike. */
