@@ -36,6 +36,11 @@ export interface Benchmark {
    * sides get the same list; the bare side needs `bare` (it must answer every URL).
    */
   cold?: (env: BenchEnv) => Promise<Request[]>;
+  /**
+   * The REST request for the same read, measured on the platform in the same run: the line
+   * then also shows its req/s and the platform side's ratio to it (GraphQL against REST).
+   */
+  rest?: (env: BenchEnv) => Promise<Request>;
   /** Items each request handles (a bulk write): the line then also shows items/s. */
   perRequest?: number;
 }

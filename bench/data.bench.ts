@@ -8,12 +8,12 @@ import type { Benchmark, BenchEnv } from './bench-types.js';
 
 const HOST = 'bench-data.localhost';
 const COLUMNS = '"id", "title", "status", "views", "created_at"';
-const PAGE_URL = '/api/apps/bench/datatables/items/data/?status=open&views__gte=100&ordering=-created_at&page_size=25';
+export const DATA_PAGE_URL = '/api/apps/bench/datatables/items/data/?status=open&views__gte=100&ordering=-created_at&page_size=25';
 
 let physical: string | null = null;
 
-/** Site, app and the 100,000-row table, once per run. */
-async function world(env: BenchEnv): Promise<string> {
+/** Site, app and the 100,000-row table, once per run (shared with bench/graphql.bench.ts). */
+export async function dataWorld(env: BenchEnv): Promise<string> {
   if (physical) return physical;
   physical = await benchDataTable(env, 'bench-data', {
     name: 'items',
@@ -41,13 +41,13 @@ export const DATA_BENCHMARKS: Benchmark[] = [
   {
     name: 'data-get GET …/data/{id}/',
     prepare: async (env) => {
-      const table = await world(env);
+      const table = await dataWorld(env);
       const [row] = (await env.platform.pool.query(`SELECT "id" FROM ${table} ORDER BY "id" OFFSET 50000 LIMIT 1`)).rows;
       return { method: 'GET', url: `/api/apps/bench/datatables/items/data/${row.id}/`, headers: auth(env.token) };
     },
     // 200 callers × 1,000 rows spread over the table: per-caller grants and hot pages rarely repeat.
     cold: async (env) => {
-      const table = await world(env);
+      const table = await dataWorld(env);
       const tokens = await benchCallers(env, 'bench-data-org', ['view_site', 'data:read'], 200);
       const ids = (await env.platform.pool.query(`SELECT "id" FROM ${table} ORDER BY random() LIMIT 1000`)).rows.map((r) => r.id);
       return ids.map((id, i) => ({
@@ -71,8 +71,8 @@ export const DATA_BENCHMARKS: Benchmark[] = [
   {
     name: 'data-page GET …/data/?status&views__gte&ordering (25)',
     prepare: async (env) => {
-      await world(env);
-      return { method: 'GET', url: PAGE_URL, headers: auth(env.token) };
+      await dataWorld(env);
+      return { method: 'GET', url: DATA_PAGE_URL, headers: auth(env.token) };
     },
     bare:
       ({ platform }) =>

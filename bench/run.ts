@@ -35,6 +35,7 @@ import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
 import { SECRETS_BENCHMARKS } from './secrets.bench.js';
 import { STORAGE_BENCHMARKS } from './storage.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
+import { GRAPHQL_BENCHMARKS } from './graphql.bench.js';
 import { soak } from './soak.js';
 
 import type { Benchmark, BenchEnv, Request } from './bench-types.js';
@@ -52,6 +53,7 @@ export const BENCHMARKS: Benchmark[] = [
   ...DATA_WRITE_BENCHMARKS,
   ...ANALYTICS_BENCHMARKS,
   ...STORAGE_BENCHMARKS,
+  ...GRAPHQL_BENCHMARKS,
 ];
 
 interface Options {
@@ -224,13 +226,22 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
   // benchmark gives a bare handler of its own.
   const sample = await sampleRequest(platformBase, req);
   const text = sample.text;
-  if (sample.status >= 400) throw new Error(`${bench.name}: the platform answered ${sample.status}: ${text.slice(0, 200)}`);
+  if (sample.status >= 400 || /^\{"errors":/.test(text)) {
+    throw new Error(`${bench.name}: the platform answered ${sample.status}: ${text.slice(0, 200)}`);
+  }
   const bare = await bareServer(req, sample.status, text, sample.headers.get('content-type') ?? 'application/json', bench.bare?.(env));
   const bareBase = await listen(bare);
   try {
     const lines = [await compare(bench.name, [req], platformBase, bareBase, opts, bench.perRequest)];
     if (bench.cold)
       lines.push(await compare(`${bench.name} [cold]`, await bench.cold(env), platformBase, bareBase, opts, bench.perRequest));
+    if (bench.rest) {
+      // The REST route for the same read, against the same bare side: GraphQL/REST = the two ratios divided.
+      const restReq = await bench.rest(env);
+      const check = await sampleRequest(platformBase, restReq);
+      if (check.status >= 400) throw new Error(`${bench.name}: the REST side answered ${check.status}: ${check.text.slice(0, 200)}`);
+      lines.push(await compare(`${bench.name} [REST]`, [restReq], platformBase, bareBase, opts, bench.perRequest));
+    }
     return lines.join('\n');
   } finally {
     await bare.close();

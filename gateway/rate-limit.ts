@@ -170,9 +170,23 @@ export class RateLimiter {
     }
   }
 
-  private async consume(limit: Limit, key: string): Promise<Outcome | null> {
+  /**
+   * Counts `points` writes against the write limit (GraphQL: one per mutation field of the
+   * operation); throws `throttled` when they do not fit, so the whole operation is refused.
+   */
+  async enforceWrites(request: FastifyRequest, reply: FastifyReply, points: number): Promise<void> {
+    const limit = this.limits.get('write');
+    if (!limit || points <= 0) return;
+    const outcome = await this.consume(limit, clientKey(request.ctx.principal, request.ip), points);
+    if (!outcome) return;
+    reply.header('X-RateLimit-Limit', String(limit.points));
+    reply.header('X-RateLimit-Remaining', String(outcome.remaining));
+    if (outcome.rejected) throw errors.throttled(Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)));
+  }
+
+  private async consume(limit: Limit, key: string, points = 1): Promise<Outcome | null> {
     try {
-      const res = await limit.limiter.consume(key);
+      const res = await limit.limiter.consume(key, points);
       return { limit, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext, rejected: false };
     } catch (e) {
       if (e instanceof RateLimiterRes) {

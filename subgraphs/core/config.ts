@@ -42,6 +42,8 @@ export interface Config {
   /** Former master keys (base64), still accepted to unwrap data keys until `rotate-keys` re-wraps them. */
   secretsPreviousMasterKeys: string[];
   nodeEnv: string;
+  // --- graphql (gateway/graphql/limits.ts): per-operation limits, checked before execution ---
+  graphqlLimits: { maxAliases: number; maxDepth: number; maxTokens: number; maxCost: number };
   // --- hardening (issue 10): input limits at the edge, database connections ---
   /** Deepest nesting of arrays/objects accepted in a JSON body (JSON_MAX_DEPTH). */
   jsonMaxDepth: number;
@@ -361,6 +363,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     // --- hardening (issue 10) ---
     jsonMaxDepth: int(env, 'JSON_MAX_DEPTH', 64, 2, 1000),
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+    // graphql (gateway/graphql/limits.ts, docs/graphql.md "Limits")
+    graphqlLimits: {
+      maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 100_000),
+      maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 12, 1, 1000),
+      maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 5000, 100, 1_000_000),
+      maxCost: int(env, 'GRAPHQL_MAX_COST', 20_000, 1, 100_000_000),
+    },
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);

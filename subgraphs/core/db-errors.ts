@@ -157,4 +157,34 @@ export function mapDbError(e: unknown, byConstraint: ConstraintErrors = {}): unk
 }
 
 /** The database (or the connection to it) is down: the request should answer 503. */
-export const isDbUnavailable = (e: unknown): boolean => classifyDbError(e)?.kind === 'unavailable';
+export const isDbUnavailable = (e: unknown): boolean => isDatabaseUnavailable(e);
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'P1001', 'P1017']);
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
+
+/**
+ * True when `e` (or an error it wraps) says the database cannot be reached: a connection
+ * refused, reset or timed out, or an `unavailable` SQLSTATE. Callers answer 503
+ * `service_unavailable` for these instead of an internal error.
+ */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let depth = 0; cur && typeof cur === 'object' && depth < 10; depth++) {
+    const err = cur as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      originalError?: unknown;
+      errors?: unknown;
+      thrownValue?: unknown;
+    };
+    if (typeof err.code === 'string' && CONNECTION_CODES.has(err.code)) return true;
+    if (classifyDbError(err)?.kind === 'unavailable') return true;
+    if (typeof err.message === 'string' && CONNECTION_MESSAGES.test(err.message)) return true;
+    // AggregateError (a connection tried on several addresses).
+    if (Array.isArray(err.errors) && err.errors.some((x) => isDatabaseUnavailable(x))) return true;
+    // graphql-js wraps a thrown non-Error (pg rejects with a plain object) as `thrownValue`.
+    cur = err.originalError ?? err.cause ?? err.thrownValue;
+  }
+  return false;
+}

@@ -3,8 +3,9 @@
 // `extensions.status` its HTTP status. Anything else is an internal error whose message and
 // stack stay in the log.
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLFormattedError } from 'graphql';
-import { isAppError, type AppError } from '../errors.js';
+import type { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { errors, isAppError, type AppError } from '../errors.js';
+import { isDatabaseUnavailable } from '../db-errors.js';
 import type { SubgraphContext } from './context.js';
 
 /** Client mistakes detected by GraphQL itself, as the platform's REST codes. */
@@ -41,7 +42,8 @@ type Classified =
   { kind: 'platform'; code: string; status?: number; message: string; extra?: Record<string, unknown> } | { kind: 'internal' };
 
 function classify(formatted: GraphQLFormattedError, error: unknown): Classified {
-  const app = findAppError(error);
+  const app =
+    findAppError(error) ?? (isDatabaseUnavailable(error) ? errors.unavailable('The database is not available; try again shortly.') : null);
   if (app) {
     const extra: Record<string, unknown> = {};
     if (app.errors) extra.errors = app.errors;
@@ -60,6 +62,36 @@ function classify(formatted: GraphQLFormattedError, error: unknown): Classified 
   return { kind: 'internal' };
 }
 
+/**
+ * The HTTP status of a GraphQL answer: 503 (or 502) when nothing could be answered because
+ * the database or a subgraph is unavailable, else 200 as GraphQL over HTTP has it.
+ */
+export function graphqlHttpStatus(data: unknown, formattedErrors: readonly GraphQLFormattedError[] | undefined): number | undefined {
+  if (!formattedErrors?.length) return undefined;
+  const empty = data == null || (typeof data === 'object' && Object.values(data as object).every((v) => v == null));
+  if (!empty) return undefined;
+  const codes = new Set(formattedErrors.map((e) => e.extensions?.code));
+  if (codes.size === 1 && codes.has('service_unavailable')) return 503;
+  if (codes.size === 1 && codes.has('subgraph_unavailable')) return 502;
+  return undefined;
+}
+
+/** Apollo Server plugin: applies graphqlHttpStatus to single results. */
+export function unavailableStatus(): ApolloServerPlugin<SubgraphContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          if (response.body.kind !== 'single') return;
+          const { data, errors } = response.body.singleResult;
+          const status = graphqlHttpStatus(data, errors);
+          if (status) response.http.status = status;
+        },
+      };
+    },
+  };
+}
+
 /** ApolloServer `formatError`, for the gateway and for subgraph servers alike. */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const c = classify(formatted, error);
@@ -72,21 +104,23 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
 }
 
 /** Logs the errors that formatGraphqlError hides from the client, with the request id. */
+export function logInternalErrors(component: string, errors: readonly GraphQLError[], context: SubgraphContext): void {
+  for (const error of errors) {
+    if (classify({ message: error.message, extensions: error.extensions }, error).kind !== 'internal') continue;
+    let cause: unknown = error;
+    while ((cause as { originalError?: unknown }).originalError) cause = (cause as { originalError: unknown }).originalError;
+    const err = cause as Error;
+    context.ctx.log.error({ component, err: { message: err.message, stack: err.stack }, path: error.path }, 'graphql internal error');
+  }
+}
+
+/** The same, as an Apollo Server plugin. */
 export function internalErrorLogger(component: string): ApolloServerPlugin<SubgraphContext> {
   return {
     async requestDidStart() {
       return {
         async didEncounterErrors({ errors, contextValue }) {
-          for (const error of errors) {
-            if (classify({ message: error.message, extensions: error.extensions }, error).kind !== 'internal') continue;
-            let cause: unknown = error;
-            while ((cause as { originalError?: unknown }).originalError) cause = (cause as { originalError: unknown }).originalError;
-            const err = cause as Error;
-            contextValue.ctx.log.error(
-              { component, err: { message: err.message, stack: err.stack }, path: error.path },
-              'graphql internal error',
-            );
-          }
+          logInternalErrors(component, errors, contextValue);
         },
       };
     },

@@ -1,0 +1,218 @@
+// GraphQL at /graphql: Apollo Gateway over the committed supergraph (schema/supergraph.graphql),
+// inside Apollo Server, executed from a Fastify route with the edge's request context.
+// Each subgraph runs in-process (LocalGraphQLDataSource, no HTTP hop) unless
+// SUBGRAPH_<NAME>_URL says where it is served; then the gateway reaches it over HTTP and
+// sends the request context as a signed header.
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Platform } from '../../subgraphs/core/platform.js';
+import { CONTEXT_HEADER, signContextToken } from '../../subgraphs/core/graphql/context-token.js';
+import {
+  formatGraphqlError,
+  graphqlHttpStatus,
+  internalErrorLogger,
+  logInternalErrors,
+  unavailableStatus,
+} from '../../subgraphs/core/graphql/errors.js';
+import { ConfigError } from '../../subgraphs/core/config.js';
+import { buildSubgraph, isSubgraphName, readSupergraph, SUBGRAPH_NAMES } from '../../subgraphs/registry.js';
+import { createSubgraphContext, type SubgraphContext } from '../../subgraphs/core/graphql/context.js';
+import { executeGraphql } from '../../subgraphs/core/graphql/http.js';
+import { CachedLocalDataSource } from './local-source.js';
+import { FastPath, responseType, type ResolvedPlan } from './fast-path.js';
+import { OperationLimits } from './limits.js';
+import type { RateLimiter } from '../rate-limit.js';
+import { isAppError, type AppError } from '../../subgraphs/core/errors.js';
+
+/** A subgraph over HTTP: each fetch carries the request context, signed for the subgraph. */
+class SignedRemoteDataSource extends RemoteGraphQLDataSource<SubgraphContext> {
+  constructor(
+    url: string,
+    private readonly secret: string,
+  ) {
+    super({ url });
+  }
+
+  override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<SubgraphContext>): void {
+    if (context?.ctx) request.http?.headers.set(CONTEXT_HEADER, signContextToken(context.ctx, this.secret));
+  }
+}
+
+function dataSource(platform: Platform, name: string): GraphQLDataSource<SubgraphContext> {
+  if (!isSubgraphName(name)) throw new Error(`The supergraph names an unknown subgraph "${name}"; run npm run compose.`);
+  const url = platform.config.subgraphUrls[name];
+  if (url) return new SignedRemoteDataSource(url, platform.keys.subgraphSecret);
+  return new CachedLocalDataSource(buildSubgraph(name));
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    graphql: GraphqlServer;
+  }
+}
+
+export interface GraphqlServer {
+  apollo: ApolloServer<SubgraphContext>;
+  gateway: ApolloGateway;
+  fast: FastPath;
+}
+
+export async function createGraphqlServer(platform: Platform): Promise<GraphqlServer> {
+  for (const name of Object.keys(platform.config.subgraphUrls)) {
+    if (!isSubgraphName(name)) {
+      throw new ConfigError(`SUBGRAPH_${name.toUpperCase()}_URL`, `no module "${name}" has a subgraph (${SUBGRAPH_NAMES.join(', ')})`);
+    }
+  }
+  const log = platform.log.child({ component: 'graphql' });
+  const sources = new Map<string, GraphQLDataSource<SubgraphContext>>();
+  const gateway: ApolloGateway = new ApolloGateway({
+    supergraphSdl: readSupergraph(),
+    buildService: ({ name }) => {
+      const source = dataSource(platform, name);
+      sources.set(name, source);
+      return source;
+    },
+    logger: log,
+    experimental_didResolveQueryPlan: (resolved) => fast.learn(resolved as unknown as ResolvedPlan),
+  });
+  const fast = new FastPath(sources, () => gateway.schema);
+  const server = new ApolloServer<SubgraphContext>({
+    gateway,
+    formatError: formatGraphqlError,
+    includeStacktraceInErrorResponses: false,
+    // The schema is public (it is committed), and Sandbox needs it in every environment.
+    introspection: true,
+    // The platform's own shutdown closes Fastify, whose onClose hook stops the server.
+    stopOnTerminationSignals: false,
+    plugins: [
+      ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: true, footer: false }),
+      internalErrorLogger('gateway'),
+      unavailableStatus(),
+    ],
+  });
+  await server.start();
+  const remote = Object.keys(platform.config.subgraphUrls);
+  log.info({ mode: remote.length ? 'distributed' : 'in-process', remote }, 'graphql gateway ready');
+  return { apollo: server, gateway, fast };
+}
+
+interface GraphqlBody {
+  query: string;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+}
+
+/** A single JSON POST of a query document (no batch, no persisted-query or other extensions). */
+function plainBody(request: FastifyRequest): GraphqlBody | null {
+  if (request.method !== 'POST') return null;
+  const type = request.headers['content-type'];
+  if (typeof type !== 'string' || !type.startsWith('application/json')) return null;
+  const body = request.body as Record<string, unknown> | null;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.query !== 'string' || body.extensions !== undefined) {
+    return null;
+  }
+  const { operationName, variables } = body;
+  if (operationName != null && typeof operationName !== 'string') return null;
+  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return null;
+  return body as unknown as GraphqlBody;
+}
+
+/** The short way (fast-path.ts), or null when this request takes Apollo Server's. */
+// Answers true when it sent the answer (not the reply itself: a Fastify reply is a thenable,
+// which an async function would wait for).
+async function executeFast(graphql: GraphqlServer, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const body = plainBody(request);
+  if (!body) return false;
+  const op = graphql.fast.lookup(body.query, body.operationName);
+  if (!op) return false;
+  const type = responseType(request.headers.accept);
+  if (!type) return false;
+  const context = createSubgraphContext(request.ctx);
+  const result = await graphql.fast.execute(op, body.variables ?? undefined, context);
+  if (!result) return false;
+  let errors;
+  if (result.errors?.length) {
+    logInternalErrors('gateway', result.errors, context);
+    // Without locations, as the gateway reports a subgraph's errors.
+    errors = result.errors.map((e) => formatGraphqlError({ message: e.message, path: e.path, extensions: e.extensions }, e));
+  }
+  reply
+    .code(graphqlHttpStatus(result.data, errors) ?? 200)
+    .type(type)
+    .send(JSON.stringify({ errors, data: result.data }) + '\n');
+  return true;
+}
+
+/** The documents of a request (one, or a batch), as far as they can be read before Apollo Server does. */
+function documentsOf(request: FastifyRequest): Array<{ query: string; operationName: string | undefined }> {
+  let items: unknown[];
+  if (request.method === 'GET') items = [request.query];
+  else if (Array.isArray(request.body)) items = request.body;
+  else items = [request.body];
+  const out = [];
+  for (const item of items) {
+    const { query, operationName } = (item ?? {}) as Record<string, unknown>;
+    if (typeof query === 'string') out.push({ query, operationName: typeof operationName === 'string' ? operationName : undefined });
+  }
+  return out;
+}
+
+function sendGraphqlError(reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  return reply
+    .code(err.status)
+    .type('application/json; charset=utf-8')
+    .send({ errors: [formatGraphqlError({ message: err.message }, err)] });
+}
+
+/**
+ * Limits (limits.ts) and the write rate limit, before any execution: a refused document or
+ * a mutation over the write limit refuses the whole request.
+ */
+async function admit(
+  limits: OperationLimits,
+  limiter: RateLimiter | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<AppError | null> {
+  let writes = 0;
+  for (const doc of documentsOf(request)) {
+    const verdict = limits.check(doc.query, doc.operationName);
+    if (!verdict.ok) return verdict.error;
+    writes += verdict.summary?.mutations ?? 0;
+  }
+  if (writes > 0 && limiter) {
+    try {
+      await limiter.enforceWrites(request, reply, writes);
+    } catch (e) {
+      if (isAppError(e)) return e;
+      throw e;
+    }
+  }
+  return null;
+}
+
+export async function registerGraphql(app: FastifyInstance, platform: Platform, limiter?: RateLimiter): Promise<void> {
+  const graphql = await createGraphqlServer(platform);
+  const limits = new OperationLimits(platform.config.graphqlLimits, () => graphql.gateway.schema);
+  app.decorate('graphql', graphql);
+  const server = graphql.apollo;
+  app.addHook('onClose', async () => {
+    await server.stop();
+  });
+  // An ordinary route: the edge hooks have already resolved the tenant, authenticated the
+  // caller and counted the rate limit, and left the result in request.ctx.
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/graphql',
+    handler: async (request, reply) => {
+      const refused = await admit(limits, limiter, request, reply);
+      if (refused) return sendGraphqlError(reply, refused);
+      if (await executeFast(graphql, request, reply)) return reply;
+      return executeGraphql(server, request, reply, async () => createSubgraphContext(request.ctx));
+    },
+  });
+}
