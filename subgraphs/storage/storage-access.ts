@@ -8,6 +8,7 @@ import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { can } from '../tenancy/tenancy.api.js';
 import type { BucketRow } from './storage.repository.js';
+import { storageErrors } from './storage-errors.js';
 
 export type StorageOp = 'read' | 'create' | 'update' | 'delete';
 
@@ -53,5 +54,8 @@ export async function requireAccess(
 ): Promise<void> {
   if (await mayAccess(ctx, bucket, op, objectVisibility)) return;
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
+  // A signed-in caller who cannot even see the site learns nothing about what it holds: the
+  // same 404 as for a bucket that does not exist (members without the permission get 403).
+  if (ctx.principal.kind === 'user' && !(await can(ctx, 'view_site', 'site', bucket.siteId))) throw storageErrors.bucketNotFound();
   throw errors.permissionDenied();
 }
