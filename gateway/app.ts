@@ -13,6 +13,7 @@ import { authenticate } from './auth/authenticate.js';
 import { registerGraphql } from './graphql/server.js';
 import { registerHealthRoutes } from './health.js';
 import { RateLimiter } from './rate-limit.js';
+import { checkUrlInput, registerJsonGuards } from './input-guards.js';
 import { renderRestError } from './rest/render-error.js';
 import { registerRestRoutes } from './rest/register.js';
 import { moduleErrorRenderer, ROUTES } from './rest/route-table.js';
@@ -83,6 +84,8 @@ function toAppError(err: unknown, request: FastifyRequest, bodyLimit: number): A
       return errors.parse('Malformed JSON in request body.');
   }
   if (e instanceof SyntaxError) return errors.parse('Malformed JSON in request body.');
+  // The database (or the connection to it) is down: the client may retry, nothing is wrong
+  // with its request.
   if (isDatabaseUnavailable(err)) return errors.unavailable('The database is not available; try again shortly.');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     // Other 4xx from Fastify or a plugin: their messages are written for clients.
@@ -117,6 +120,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   const limiter = new RateLimiter(platform);
 
   await app.register(cookie);
+  registerJsonGuards(app, config.jsonMaxDepth);
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.decorateRequest('startedAt', 0n);
@@ -148,11 +152,29 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
         return childLog;
       },
     };
+    checkUrlInput(request);
     if (routeConfig.noTenant) return;
     request.ctx.site = await resolveTenant(platform, host);
     if (routeConfig.bare) return;
+    // A sign-in attempt is refused while its client address has no failed attempts left,
+    // whatever credentials it carries (the target username is checked once the body is parsed).
+    if (routeConfig.spec?.rateLimit === 'auth') await limiter.checkSignIn(request, reply);
     request.ctx.principal = await authenticate(platform, request);
     await limiter.enforce(request, reply);
+  });
+
+  // Sign-in routes: the auth limit reads the target username from the parsed body, and only
+  // failed attempts spend it (gateway/rate-limit.ts).
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.route.config.spec?.rateLimit !== 'auth') return done();
+    limiter.checkSignIn(request, reply).then(() => done(), done);
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode !== 401 || request.route?.config.spec?.rateLimit !== 'auth') return done(null, payload);
+    limiter.countFailedSignIn(request, reply).then(
+      () => done(null, payload),
+      () => done(null, payload),
+    );
   });
 
   // Callback style: no promise per request on the hot path.

@@ -14,11 +14,8 @@ export function siteOf(ctx: RequestContext): SiteRef {
   return ctx.site;
 }
 
-const unauthenticated = () =>
-  secretsError(401, 'not_authenticated', {
-    error: 'Authentication credentials were not provided.',
-    detail: 'Private and sensitive secrets need authentication.',
-  });
+// A platform error: it answers in the platform envelope {detail, code, status_code} on every route.
+const unauthenticated = () => errors.notAuthenticated('Private and sensitive secrets need authentication.');
 export const forbidden = (what: string) =>
   secretsError(403, 'permission_denied', {
     error: 'You do not have permission to perform this action.',

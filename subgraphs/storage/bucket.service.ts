@@ -12,7 +12,7 @@ import { cleanupInBackground } from './cleanup.js';
 import { MIME_PATTERN } from './mime.js';
 import { providerFor } from './providers/registry.js';
 import type { ProviderName, StorageProvider } from './providers/provider.js';
-import { isOperator, mayAccess, requireAccess, userIdOf, type StorageOp } from './storage-access.js';
+import { isOperator, mayAccess, refusal, requireAccess, seesSite, userIdOf, type StorageOp } from './storage-access.js';
 import { storageErrors } from './storage-errors.js';
 import { storageRepository as repo, type BucketPatch, type BucketRow } from './storage.repository.js';
 
@@ -140,7 +140,7 @@ export async function createBucket(ctx: RequestContext, appRef: string, input: C
   const app = await findSiteApp(ctx, appRef);
   const f = parseFields(input, true);
   const siteBucket = { siteId: app.siteId, appId: app.id, visibility: 'private' as const, createdById: null };
-  if (!(await mayAccess(ctx, siteBucket, 'create'))) throw errors.permissionDenied();
+  if (!(await mayAccess(ctx, siteBucket, 'create'))) throw await refusal(ctx, app.siteId);
   if (f.provider === 'document_library' && !providerFor(ctx.platform, 'document_library')) throw storageErrors.providerNotConfigured();
   if (!f.slug) throw storageErrors.validation({ slug: ['could not be derived from the name; give one'] });
   try {
@@ -168,6 +168,8 @@ export async function createBucket(ctx: RequestContext, appRef: string, input: C
  */
 export async function listBuckets(ctx: RequestContext, appRef: string, query: Query) {
   const app = await findSiteApp(ctx, appRef);
+  // Only those who can see the site list its buckets (public ones stay readable by path).
+  if (!(await seesSite(ctx, app.siteId))) throw storageErrors.bucketNotFound();
   const page = parsePage(query);
   const all = await mayAccess(ctx, { siteId: app.siteId, appId: app.id, visibility: 'private', createdById: null }, 'read');
   const { rows, count } = await repo.listBuckets(ctx.platform.pool, app.siteId, app.id, all ? null : { userId: userIdOf(ctx) }, page);
@@ -182,8 +184,7 @@ export async function getBucket(ctx: RequestContext, appRef: string, slug: strin
 
 export async function updateBucket(ctx: RequestContext, appRef: string, slug: string, input: UpdateBucketInput): Promise<BucketRow> {
   const { bucket } = await findBucket(ctx, appRef, slug);
-  if (!(await mayManage(ctx, bucket, 'update')))
-    throw ctx.principal.kind === 'anonymous' ? errors.notAuthenticated() : errors.permissionDenied();
+  if (!(await mayManage(ctx, bucket, 'update'))) throw await refusal(ctx, bucket.siteId);
   const f = parseFields(input, false);
   return repo.updateBucket(ctx.platform.pool, bucket.id, f);
 }
@@ -194,8 +195,7 @@ export async function updateBucket(ctx: RequestContext, appRef: string, slug: st
  */
 export async function deleteBucket(ctx: RequestContext, appRef: string, slug: string): Promise<BucketRow> {
   const { bucket } = await findBucket(ctx, appRef, slug);
-  if (!(await mayManage(ctx, bucket, 'delete')))
-    throw ctx.principal.kind === 'anonymous' ? errors.notAuthenticated() : errors.permissionDenied();
+  if (!(await mayManage(ctx, bucket, 'delete'))) throw await refusal(ctx, bucket.siteId);
   const cleanupId = await withTransaction(ctx.platform.pool, async (tx) => {
     await repo.deleteBucket(tx, bucket.id);
     return repo.enqueueCleanup(tx, bucket.provider, `${bucket.uuid}/`, true);

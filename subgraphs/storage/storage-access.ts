@@ -53,9 +53,24 @@ export async function requireAccess(
   objectVisibility?: 'public' | 'private' | null,
 ): Promise<void> {
   if (await mayAccess(ctx, bucket, op, objectVisibility)) return;
-  if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
-  // A signed-in caller who cannot even see the site learns nothing about what it holds: the
-  // same 404 as for a bucket that does not exist (members without the permission get 403).
-  if (ctx.principal.kind === 'user' && !(await can(ctx, 'view_site', 'site', bucket.siteId))) throw storageErrors.bucketNotFound();
-  throw errors.permissionDenied();
+  throw await refusal(ctx, bucket.siteId);
+}
+
+/** True when the caller can see the site at all (view_site or storage:read, staff, its apps' API keys). */
+export async function seesSite(ctx: RequestContext, siteId: number): Promise<boolean> {
+  const p = ctx.principal;
+  if (p.kind === 'api_key') return p.siteId === siteId;
+  if (isOperator(ctx)) return true;
+  if (p.kind !== 'user') return false;
+  return (await can(ctx, 'view_site', 'site', siteId)) || can(ctx, 'storage:read', 'site', siteId);
+}
+
+/**
+ * The answer to a refused caller: one who cannot even see the site (anonymous included)
+ * learns nothing about what it holds — the same 404 as for a bucket that does not exist;
+ * members without the permission get 403.
+ */
+export async function refusal(ctx: RequestContext, siteId: number): Promise<Error> {
+  if (!(await seesSite(ctx, siteId))) return storageErrors.bucketNotFound();
+  return errors.permissionDenied();
 }

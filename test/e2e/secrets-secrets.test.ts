@@ -97,7 +97,7 @@ describe('secrets', () => {
     expect(anon.body.value).toEqual({ url: 'https://x.test' });
     const priv = await t.call('GET', '/api/secrets/db/', as());
     expect(priv.status).toBe(401);
-    expect(priv.body).toEqual({ error: expect.any(String), detail: expect.any(String) });
+    expect(priv.body).toEqual({ detail: expect.any(String), code: 'not_authenticated', status_code: 401 });
     expect(JSON.stringify(priv.body)).not.toContain('hunter2');
     const denied = await t.call('GET', '/api/secrets/db/', as(outsiderTok));
     expect(denied.status).toBe(403);

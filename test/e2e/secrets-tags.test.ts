@@ -125,7 +125,7 @@ describe('tags', () => {
 });
 
 describe('access and isolation', () => {
-  test('401 {error, detail} without credentials', async () => {
+  test('401 in the platform envelope without credentials', async () => {
     for (const [m, u] of [
       ['GET', '/api/tags/'],
       ['POST', '/api/tags/'],
@@ -136,7 +136,7 @@ describe('access and isolation', () => {
     ]) {
       const res = await call(m, u, null, {});
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: expect.any(String), detail: expect.any(String) });
+      expect(res.body).toEqual({ detail: expect.any(String), code: 'not_authenticated', status_code: 401 });
     }
   });
 

@@ -208,7 +208,7 @@ describe('custom types', () => {
 });
 
 describe('access and isolation', () => {
-  test('401 without credentials, {error, detail}', async () => {
+  test('401 without credentials, in the platform envelope', async () => {
     for (const [m, u] of [
       ['GET', '/api/secret-types/'],
       ['POST', '/api/secret-types/'],
@@ -219,7 +219,7 @@ describe('access and isolation', () => {
     ]) {
       const res = await call(m, u, null, {});
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: expect.any(String), detail: expect.any(String) });
+      expect(res.body).toEqual({ detail: expect.any(String), code: 'not_authenticated', status_code: 401 });
     }
   });
 

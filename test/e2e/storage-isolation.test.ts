@@ -142,30 +142,30 @@ test('control: the owner of A reaches every route on its own host', async () => 
 });
 
 describe('access on the same site', () => {
-  test('private bucket: anonymous 401, a stranger 403, storage:read reads but cannot write', async () => {
+  test('private bucket: anonymous and a stranger 404 (as for nothing), storage:read reads but cannot write', async () => {
     const url = `${APP_A}secret/objects/${objUuid}/`;
-    expect((await req(A, 'GET', url, {})).status).toBe(401);
-    expect((await req(A, 'GET', url, { token: tokStranger })).status).toBe(403);
-    expect((await req(A, 'GET', `${APP_A}secret/objects/`, { token: tokStranger })).status).toBe(403);
+    // Who cannot see the site learns nothing of what it holds (docs/storage.md "Access").
+    expect((await req(A, 'GET', url, {})).status).toBe(404);
+    expect((await req(A, 'GET', url, { token: tokStranger })).status).toBe(404);
+    expect((await req(A, 'GET', `${APP_A}secret/objects/`, { token: tokStranger })).status).toBe(404);
     expect((await req(A, 'GET', url, { token: tokReader })).status).toBe(200);
     expect((await req(A, 'PUT', `${APP_A}secret/objects/r.txt`, { token: tokReader }, 'x', 'text/plain')).status).toBe(403);
     expect((await req(A, 'DELETE', url, { token: tokReader })).status).toBe(403);
     expect((await req(A, 'DELETE', `${APP_A}secret/`, { token: tokReader })).status).toBe(403);
     expect((await req(A, 'POST', APP_A, { token: tokReader }, { name: 'mine' })).status).toBe(403);
-    // A stranger lists only public buckets.
-    const list = await req(A, 'GET', APP_A, { token: tokStranger });
-    expect(list.body.data.map((b: { slug: string }) => b.slug)).toEqual(['open']);
+    // A stranger does not list the site's buckets (public ones stay readable by path).
+    expect((await req(A, 'GET', APP_A, { token: tokStranger })).status).toBe(404);
   });
 
   test('public bucket: anonymous reads, never writes; site members write', async () => {
     expect((await req(A, 'PUT', `${APP_A}open/objects/p.txt`, { token: tokA }, 'public text', 'text/plain')).status).toBe(201);
     expect((await req(A, 'GET', `${APP_A}open/objects/p.txt`, {})).raw.toString()).toBe('public text');
     expect((await req(A, 'GET', `${APP_A}open/objects/`, {})).body.total).toBe(1);
-    expect((await req(A, 'PUT', `${APP_A}open/objects/anon.txt`, {}, 'x', 'text/plain')).status).toBe(401);
-    expect((await req(A, 'DELETE', `${APP_A}open/object/p.txt`, {})).status).toBe(401);
-    expect((await req(A, 'PATCH', `${APP_A}open/`, {}, { visibility: 'private' })).status).toBe(401);
+    expect((await req(A, 'PUT', `${APP_A}open/objects/anon.txt`, {}, 'x', 'text/plain')).status).toBe(404);
+    expect((await req(A, 'DELETE', `${APP_A}open/object/p.txt`, {})).status).toBe(404);
+    expect((await req(A, 'PATCH', `${APP_A}open/`, {}, { visibility: 'private' })).status).toBe(404);
     // A signed-in user without access to the site does not write either.
-    expect((await req(A, 'PUT', `${APP_A}open/objects/s.txt`, { token: tokStranger }, 'x', 'text/plain')).status).toBe(403);
+    expect((await req(A, 'PUT', `${APP_A}open/objects/s.txt`, { token: tokStranger }, 'x', 'text/plain')).status).toBe(404);
   });
 
   test('object visibility overrides the bucket for reads', async () => {
@@ -173,7 +173,7 @@ describe('access on the same site', () => {
     expect((await req(A, 'PATCH', `${APP_A}open/objects/${priv.body.data.uuid}/`, { token: tokA }, { visibility: 'private' })).status).toBe(
       200,
     );
-    expect((await req(A, 'GET', `${APP_A}open/objects/hidden.txt`, {})).status).toBe(401);
+    expect((await req(A, 'GET', `${APP_A}open/objects/hidden.txt`, {})).status).toBe(404);
     expect((await req(A, 'GET', `${APP_A}open/objects/?search=hidden`, {})).body.total).toBe(0);
     expect((await req(A, 'PATCH', `${APP_A}secret/objects/${objUuid}/`, { token: tokA }, { visibility: 'public' })).status).toBe(200);
     expect((await req(A, 'GET', `${APP_A}secret/objects/${objUuid}/`, {})).raw.toString()).toBe('site A private');

@@ -67,6 +67,7 @@ export const dataFixture: ModuleFixture = {
   },
   fields: {
     'Query.records': async (w) => gql(w, `{ records(app: "${w.app.slug}", table: "${TABLE}") { __typename } }`),
+    'Query.aggregate': async (w) => gql(w, `{ aggregate(app: "${w.app.slug}", table: "${TABLE}", aggregate: ["count(*)"]) }`),
     'Query.record': async (w) => gql(w, `{ record(app: "${w.app.slug}", table: "${TABLE}", id: "${w.state.record}") { __typename } }`),
     'Query.datatable': async (w) => gql(w, `{ datatable(app: "${w.app.slug}", name: "${TABLE}") { __typename } }`),
     'Mutation.createRecord': async (w) =>
