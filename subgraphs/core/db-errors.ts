@@ -156,8 +156,6 @@ export function mapDbError(e: unknown, byConstraint: ConstraintErrors = {}): unk
   }
 }
 
-/** The database (or the connection to it) is down: the request should answer 503. */
-export const isDbUnavailable = (e: unknown): boolean => isDatabaseUnavailable(e);
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'P1001', 'P1017']);
 const CONNECTION_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
