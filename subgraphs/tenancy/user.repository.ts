@@ -4,6 +4,7 @@ import { queryPage } from '../core/paged-query.js';
 import type { Db, Tx } from '../core/db.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
 import { slugify, withUniqueSlug } from '../core/slug.js';
+import { isUniqueViolation } from '../core/db.js';
 import type { User } from '../../prisma/generated/client.js';
 import type { SqlFragment } from './access.service.js';
 
@@ -28,6 +29,10 @@ function userSlugBase(username: string): string {
 }
 
 const isUsernameConflict = (e: unknown) => JSON.stringify((e as { meta?: unknown })?.meta ?? '').includes('username');
+/** The partial unique index of migration 0009: one active account per e-mail (case-insensitive). */
+const isEmailConflict = (e: unknown) =>
+  isUniqueViolation(e, 'users_active_email_key') ||
+  (isUniqueViolation(e) && /users_active_email_key|lower\(email\)/.test(JSON.stringify((e as { meta?: unknown })?.meta ?? '')));
 
 const USER_COLUMNS = `id, uuid, slug, username, email, password_hash, first_name, last_name, is_staff, is_superuser,
   is_active, is_deleted, last_login, created_at, updated_at, deleted_at, token_version`;
@@ -103,7 +108,7 @@ function createInTransaction(tx: Tx, data: NewUser): Promise<User> {
   return withUniqueSlug({
     base: userSlugBase(data.username),
     taken: async (base) => (await tx.user.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((u) => u.slug),
-    isSlugConflict: (e) => !isUsernameConflict(e) && JSON.stringify((e as { meta?: unknown })?.meta ?? String(e)).includes('slug'),
+    isSlugConflict: (e) => !isUsernameConflict(e) && !isEmailConflict(e) && JSON.stringify((e as { meta?: unknown })?.meta ?? String(e)).includes('slug'),
     insert: async (slug) => {
       await tx.$executeRawUnsafe('SAVEPOINT user_slug');
       try {
@@ -178,6 +183,7 @@ export const userRepository = {
   },
 
   isUsernameConflict,
+  isEmailConflict,
 
   /**
    * Hot path (every `/users/me/`): a prepared statement through pg, which costs about a

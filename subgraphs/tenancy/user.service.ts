@@ -212,6 +212,8 @@ export async function requireChangeableUser(ctx: RequestContext, ref: string, in
   return user;
 }
 
+const conflictEmail = () =>
+  errors.conflict('A user with that email already exists.', { email: ['A user with that email already exists.'] });
 const conflictUsername = () =>
   errors.conflict('A user with that username already exists.', { username: ['A user with that username already exists.'] });
 
@@ -223,12 +225,13 @@ async function checkEmailFree(ctx: RequestContext, email: string | undefined, ex
   if (!email) return;
   const other = await userRepository.findActiveByEmail(ctx.platform.prisma, email);
   if (other && other.id !== exceptId) {
-    throw errors.conflict('A user with that email already exists.', { email: ['A user with that email already exists.'] });
+    throw conflictEmail();
   }
 }
 
 function translateUnique(e: unknown): never {
   if (userRepository.isUsernameConflict(e)) throw conflictUsername();
+  if (userRepository.isEmailConflict(e)) throw conflictEmail();
   throw e;
 }
 

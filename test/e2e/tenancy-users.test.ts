@@ -97,10 +97,22 @@ describe('POST /api/users/', () => {
 
   test('concurrent creates of usernames that slugify alike all succeed with distinct slugs', async () => {
     const names = ['par.ann', 'par-ann', 'par_ann', 'PAR.ANN', 'Par-Ann', 'par..ann'];
-    const results = await Promise.all(names.map((n) => t.call('POST', '/api/users/', { token: staffToken, body: newUser(n) })));
+    // Distinct addresses: 'par.ann@…' and 'PAR.ANN@…' are one address (see the next test).
+    const results = await Promise.all(
+      names.map((n, i) => t.call('POST', '/api/users/', { token: staffToken, body: newUser(n, { email: `par-ann-${i}@example.test` }) })),
+    );
     expect(results.map((r) => r.status)).toEqual(names.map(() => 201));
     const slugs = results.map((r) => r.body.slug).sort();
     expect(slugs).toEqual(['par-ann', 'par-ann-2', 'par-ann-3', 'par-ann-4', 'par-ann-5', 'par-ann-6']);
+  });
+
+  test('concurrent creates with one e-mail address in different cases: exactly one succeeds, the rest get 409', async () => {
+    const emails = ['same.mail@example.test', 'SAME.MAIL@example.test', 'Same.Mail@Example.Test', 'same.MAIL@example.TEST'];
+    const results = await Promise.all(
+      emails.map((email, i) => t.call('POST', '/api/users/', { token: staffToken, body: newUser(`same-mail-${i}`, { email }) })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body.errors.email).toBeDefined();
   });
 
   test('only superusers grant staff or superuser status; non-staff may not create at all', async () => {
