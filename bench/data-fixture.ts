@@ -20,11 +20,19 @@ function postJson(base: string, host: string, path: string, token: string, body:
  * Creates site `slug` (schema `slug` with `_`, host `slug.localhost`) and its table; returns
  * the table's quoted qualified name for the bare side's SQL.
  */
-export async function benchDataTable(
+export async function benchDataTable(env: BenchEnv, slug: string, resource: Record<string, unknown>): Promise<string> {
+  return (await benchDataTables(env, slug, [resource]))[resource.name as string];
+}
+
+/**
+ * Creates site `slug` and its tables in one create_schema call (references between them
+ * allowed); returns each table's quoted qualified name by resource name.
+ */
+export async function benchDataTables(
   { platform, user, token, base }: BenchEnv,
   slug: string,
-  resource: Record<string, unknown>,
-): Promise<string> {
+  resources: Array<Record<string, unknown>>,
+): Promise<Record<string, string>> {
   const q = async (sql: string, params: unknown[] = []) => (await platform.pool.query(sql, params)).rows;
   const host = `${slug}.localhost`;
   const schema = slug.replace(/-/g, '_');
@@ -37,8 +45,12 @@ export async function benchDataTable(
   ]);
   await q(`INSERT INTO domains (slug, domain, site_id, is_primary) VALUES ($1, $2, $3, true)`, [`${slug}-localhost`, host, site.id]);
   await q(`INSERT INTO apps (site_id, slug, name) VALUES ($1, 'bench', 'Bench')`, [site.id]);
-  const made = await postJson(base, host, '/api/apps/bench/datatables/create_schema/', token, { resources: [resource] });
+  const made = await postJson(base, host, '/api/apps/bench/datatables/create_schema/', token, { resources });
   if (made.status !== 201) throw new Error(`create_schema: ${made.status} ${made.text}`);
-  const [row] = await q(`SELECT physical_name FROM datatables WHERE name = $1 AND site_id = $2`, [resource.name, site.id]);
-  return `"${schema}"."${row.physical_name}"`;
+  const out: Record<string, string> = {};
+  for (const r of resources) {
+    const [row] = await q(`SELECT physical_name FROM datatables WHERE name = $1 AND site_id = $2`, [r.name, site.id]);
+    out[r.name as string] = `"${schema}"."${row.physical_name}"`;
+  }
+  return out;
 }

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
@@ -36,6 +36,7 @@ import { SECRETS_BENCHMARKS } from './secrets.bench.js';
 import { STORAGE_BENCHMARKS } from './storage.bench.js';
 import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
 import { GRAPHQL_BENCHMARKS } from './graphql.bench.js';
+import { RELATIONS_BENCHMARKS } from './relations.bench.js';
 import { soak } from './soak.js';
 
 import type { Benchmark, BenchEnv, Request } from './bench-types.js';
@@ -54,6 +55,7 @@ export const BENCHMARKS: Benchmark[] = [
   ...ANALYTICS_BENCHMARKS,
   ...STORAGE_BENCHMARKS,
   ...GRAPHQL_BENCHMARKS,
+  ...RELATIONS_BENCHMARKS,
 ];
 
 interface Options {
@@ -220,11 +222,42 @@ function sampleRequest(
   });
 }
 
+/** The first path where two JSON values differ, with both values there; null when equal. */
+function firstDifference(platform: unknown, bare: unknown, at = '$'): string | null {
+  if (isDeepStrictEqual(platform, bare)) return null;
+  const show = (v: unknown) => JSON.stringify(v)?.slice(0, 120);
+  if (platform && bare && typeof platform === 'object' && typeof bare === 'object' && Array.isArray(platform) === Array.isArray(bare)) {
+    const keys = new Set([...Object.keys(platform), ...Object.keys(bare)]);
+    for (const k of keys) {
+      const d = firstDifference((platform as Record<string, unknown>)[k], (bare as Record<string, unknown>)[k], `${at}.${k}`);
+      if (d) return d;
+    }
+  }
+  return `${at}: platform ${show(platform)}, bare ${show(bare)}`;
+}
+
+/** What `fn` costs in queries through the platform's pg pool (the data service's path). */
+async function countingQueries<T>(platform: Platform, fn: () => Promise<T>): Promise<{ result: T; queries: number }> {
+  const pool = platform.pool as unknown as { query: (...args: unknown[]) => unknown };
+  const original = pool.query;
+  let queries = 0;
+  pool.query = (...args: unknown[]) => {
+    queries++;
+    return original.apply(platform.pool, args);
+  };
+  try {
+    return { result: await fn(), queries };
+  } finally {
+    pool.query = original;
+  }
+}
+
 async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opts: Options): Promise<string> {
   const req = await bench.prepare(env);
   // The platform's answer: checked for success, and what the bare server returns unless the
   // benchmark gives a bare handler of its own.
-  const sample = await sampleRequest(platformBase, req);
+  await sampleRequest(platformBase, req); // caches warm: the count below is a warm request's
+  const { result: sample, queries } = await countingQueries(env.platform, () => sampleRequest(platformBase, req));
   const text = sample.text;
   if (sample.status >= 400 || /^\{"errors":/.test(text)) {
     throw new Error(`${bench.name}: the platform answered ${sample.status}: ${text.slice(0, 200)}`);
@@ -232,15 +265,26 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
   const bare = await bareServer(req, sample.status, text, sample.headers.get('content-type') ?? 'application/json', bench.bare?.(env));
   const bareBase = await listen(bare);
   try {
-    const lines = [await compare(bench.name, [req], platformBase, bareBase, opts, bench.perRequest)];
+    const notes: string[] = [];
+    if (bench.bare) {
+      // Both sides must do the same work: the bare handler's answer is the platform's.
+      const bareSample = await sampleRequest(bareBase, req);
+      const difference = firstDifference(JSON.parse(text), JSON.parse(bareSample.text));
+      if (difference) notes.push(`#   WARNING: the bare answer differs from the platform's at ${difference}`);
+    }
+    notes.push(`#   platform queries through the pool for one warm request: ${queries} (Prisma's are not counted)`);
+    const lines = [await compare(bench.name, [req], platformBase, bareBase, opts, bench.perRequest), ...notes];
     if (bench.cold)
       lines.push(await compare(`${bench.name} [cold]`, await bench.cold(env), platformBase, bareBase, opts, bench.perRequest));
     if (bench.rest) {
-      // The REST route for the same read, against the same bare side: GraphQL/REST = the two ratios divided.
+      // The REST route for the same read, against the same bare work: GraphQL/REST = the two ratios divided.
       const restReq = await bench.rest(env);
       const check = await sampleRequest(platformBase, restReq);
       if (check.status >= 400) throw new Error(`${bench.name}: the REST side answered ${check.status}: ${check.text.slice(0, 200)}`);
-      lines.push(await compare(`${bench.name} [REST]`, [restReq], platformBase, bareBase, opts, bench.perRequest));
+      // The platform answers the REST request; the bare side the same work as above (its own request).
+      lines.push(
+        await compare(`${bench.name} [REST]`, { platform: [restReq], bare: [req] }, platformBase, bareBase, opts, bench.perRequest),
+      );
     }
     return lines.join('\n');
   } finally {
@@ -251,7 +295,7 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
 /** Both sides, `opts.rounds` rounds, alternating which goes first; one line. */
 async function compare(
   name: string,
-  reqs: Request[],
+  reqs: Request[] | { platform: Request[]; bare: Request[] },
   platformBase: string,
   bareBase: string,
   opts: Options,
@@ -264,8 +308,9 @@ async function compare(
     const got: Record<string, number> = {};
     for (const side of order) {
       const base = side === 'platform' ? platformBase : bareBase;
-      if (opts.warmup > 0) await measure(base, reqs, opts.warmup, opts.connections);
-      const m = await measure(base, reqs, opts.duration, opts.connections);
+      const sideReqs = Array.isArray(reqs) ? reqs : reqs[side];
+      if (opts.warmup > 0) await measure(base, sideReqs, opts.warmup, opts.connections);
+      const m = await measure(base, sideReqs, opts.duration, opts.connections);
       sides[side].rps += m.rps / opts.rounds;
       sides[side].bad += m.bad;
       got[side] = m.rps;
