@@ -54,6 +54,7 @@ async function world(env: BenchEnv): Promise<string> {
 export const ANALYTICS_BENCHMARKS: Benchmark[] = [
   {
     name: 'analytics-internal POST …/queries/{slug}/execute/ (100,000 rows, filtered aggregate)',
+    volatile: ['execution_key'],
     prepare: async (env) => {
       await world(env);
       return {

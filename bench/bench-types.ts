@@ -41,6 +41,8 @@ export interface Benchmark {
    * then also shows its req/s and the platform side's ratio to it (GraphQL against REST).
    */
   rest?: (env: BenchEnv) => Promise<Request>;
+  /** Top-level answer keys that differ per request by design (a run's key): not compared. */
+  volatile?: string[];
   /** Items each request handles (a bulk write): the line then also shows items/s. */
   perRequest?: number;
 }

@@ -269,7 +269,12 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
     if (bench.bare) {
       // Both sides must do the same work: the bare handler's answer is the platform's.
       const bareSample = await sampleRequest(bareBase, req);
-      const difference = firstDifference(JSON.parse(text), JSON.parse(bareSample.text));
+      const comparable = (body: string) => {
+        const v = JSON.parse(body);
+        for (const k of bench.volatile ?? []) if (v && typeof v === 'object') delete v[k];
+        return v;
+      };
+      const difference = firstDifference(comparable(text), comparable(bareSample.text));
       if (difference) notes.push(`#   WARNING: the bare answer differs from the platform's at ${difference}`);
     }
     notes.push(`#   platform queries through the pool for one warm request: ${queries} (Prisma's are not counted)`);

@@ -163,6 +163,18 @@ export const FAULTS = [
     tests: ['test/e2e/analytics-isolation.test.ts'],
   },
   {
+    id: "analytics: a site's executions are not bounded",
+    why: 'One site could hold every connection of the pool with concurrent executions and stall the other sites.',
+    edits: [
+      {
+        files: 'subgraphs/analytics/query/execute.service.ts',
+        find: 'new Lanes(ctx.platform.config.analyticsMaxConcurrent, MAX_WAITING)',
+        replace: 'new Lanes(1_000_000, MAX_WAITING)',
+      },
+    ],
+    tests: ['test/e2e/analytics-queries.test.ts'],
+  },
+  {
     id: 'storage: writes need only storage:read',
     why: 'A member who may only read a private bucket could upload, replace and delete its objects.',
     edits: [

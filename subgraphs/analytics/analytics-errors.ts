@@ -17,12 +17,12 @@ export const analyticsErrors = {
   connector: (message: string, details?: Record<string, unknown>) =>
     new AppError({ code: 'ConnectorError', status: 502, message, details }),
   queryNotFound: (slug: string) => new AppError({ code: 'not_found', status: 404, message: `No analytics query "${slug}" in this app.` }),
-  /** 409: too many executions of this query by this caller are already waiting (one runs at a time). */
+  /** 409: too many executions of this site are already waiting (ANALYTICS_MAX_CONCURRENT run at once). */
   busy: () =>
     new AppError({
       code: 'conflict',
       status: 409,
-      message: 'Too many executions of this query are waiting for you; try again when they finish.',
+      message: 'Too many analytics executions of this site are waiting; try again when they finish.',
     }),
 };
 

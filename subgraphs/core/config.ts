@@ -74,6 +74,8 @@ export interface Config {
   analyticsTimeoutMs: number;
   /** Most rows an analytics execution returns (ANALYTICS_MAX_ROWS, default 10,000). */
   analyticsMaxRows: number;
+  /** Executions one site runs at once in a process (ANALYTICS_MAX_CONCURRENT, default 4); more wait. */
+  analyticsMaxConcurrent: number;
   // --- storage module (DECISIONS §1): S3 object store and Microsoft Graph document library ---
   storage: StorageConfig;
 }
@@ -345,6 +347,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     // analytics module
     analyticsTimeoutMs: int(env, 'ANALYTICS_TIMEOUT_MS', 30_000, 100, 3_600_000),
     analyticsMaxRows: int(env, 'ANALYTICS_MAX_ROWS', 10_000, 1, 1_000_000),
+    analyticsMaxConcurrent: int(env, 'ANALYTICS_MAX_CONCURRENT', 4, 1, 64),
     // --- events module ---
     events: {
       worker: eventsWorker(env),

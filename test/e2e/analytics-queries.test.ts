@@ -18,7 +18,8 @@ const create = (body: unknown, token = ownerTok) => call('POST', BASE, token, bo
 const run = (slug: string, params: unknown, token = ownerTok) => call('POST', `${BASE}${slug}/execute/`, token, { params });
 
 beforeAll(async () => {
-  t = await startTestApp({ ANALYTICS_MAX_ROWS: '50' });
+  // One execution per site at a time here, so the concurrency test below can see the bound.
+  t = await startTestApp({ ANALYTICS_MAX_ROWS: '50', ANALYTICS_MAX_CONCURRENT: '1' });
   const owner = await t.createUser();
   const reader = await t.createUser();
   const runner = await t.createUser();
@@ -292,6 +293,35 @@ describe('execution', () => {
     expect(list.body.data.map((e: { status: string; error_code: string }) => e.error_code)).toContain('QueryValidationError');
     expect(t.logs.some((l) => l.includes(key))).toBe(true);
     expect(t.logs.some((l) => l.includes('needle-param-value'))).toBe(false);
+  });
+});
+
+describe('concurrency', () => {
+  test("a site's executions beyond ANALYTICS_MAX_CONCURRENT wait their turn (seen in pg_stat_activity)", async () => {
+    const made = await create({
+      name: 'Slow Cross',
+      connection_type: 'internal',
+      query_text: 'SELECT count(*) AS n FROM orders a, orders b, orders c WHERE a.amount + b.amount + c.amount > 0',
+    });
+    expect(made.status).toBe(201);
+    let done = false;
+    let most = 0;
+    const watch = (async () => {
+      while (!done) {
+        const [row] = await q(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE backend_type = 'client backend' AND state = 'active' AND query LIKE '%AS analytics_result%'
+              AND query NOT LIKE '%pg_stat_activity%'`,
+        );
+        most = Math.max(most, row.n);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const runs = await Promise.all([1, 2, 3].map(() => run('slow-cross', {})));
+    done = true;
+    await watch;
+    expect(runs.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(most).toBe(1); // seen running, never two at once
   });
 });
 

@@ -17,6 +17,7 @@ import { preparedFor } from '../template/prepare.js';
 import { parseParams, resolveValues, type Params } from '../template/values.js';
 import { executionRepository, type ExecutionRow } from './query.repository.js';
 import { engineOfType, loadQuery } from './query.service.js';
+import { Lanes } from '../../core/lanes.js';
 
 export interface ExecuteResult {
   status: 'success';
@@ -28,37 +29,23 @@ export interface ExecuteResult {
 }
 
 /**
- * Executions in this process by query and caller: one runs at a time, the next ones wait in
- * order behind it (at most MAX_WAITING; beyond, 409). docs/analytics.md "One at a time".
+ * Executions in this process per site: at most ANALYTICS_MAX_CONCURRENT run at once (each holds
+ * a database connection), the next ones wait in order (at most MAX_WAITING; beyond, 409), so one
+ * site's burst never takes the pool from the others. docs/analytics.md "Concurrency".
  */
 const MAX_WAITING = 64;
-const lanes = new Map<string, { tail: Promise<void>; size: number }>();
+const lanesOf = new WeakMap<object, Lanes>();
 
-async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
-  let lane = lanes.get(key);
-  if (!lane) lanes.set(key, (lane = { tail: Promise.resolve(), size: 0 }));
-  if (lane.size > MAX_WAITING) throw analyticsErrors.busy();
-  lane.size++;
-  const previous = lane.tail;
-  let release!: () => void;
-  const mine = new Promise<void>((resolve) => (release = resolve));
-  lane.tail = previous.then(() => mine);
-  await previous;
-  try {
-    return await work();
-  } finally {
-    release();
-    if (--lane.size === 0) lanes.delete(key);
-  }
+function lanes(ctx: RequestContext): Lanes {
+  let l = lanesOf.get(ctx.platform);
+  if (!l) lanesOf.set(ctx.platform, (l = new Lanes(ctx.platform.config.analyticsMaxConcurrent, MAX_WAITING)));
+  return l;
 }
-
-const callerKey = (ctx: RequestContext): string =>
-  ctx.principal.kind === 'user' ? `u${ctx.principal.userId}` : ctx.principal.kind === 'api_key' ? `k${ctx.principal.keyId}` : 'anon';
 
 export async function executeQuery(ctx: RequestContext, appRef: string, slug: string, rawParams: unknown): Promise<ExecuteResult> {
   const { row, app, site } = await loadQuery(ctx, appRef, slug, 'analytics:execute');
   const params = parseParams(rawParams);
-  return oneAtATime(`${row.id}:${callerKey(ctx)}`, () => run(ctx, { row, app, site }, params));
+  return lanes(ctx).run(`site:${site.id}`, () => run(ctx, { row, app, site }, params), analyticsErrors.busy);
 }
 
 async function run(ctx: RequestContext, { row, app, site }: Awaited<ReturnType<typeof loadQuery>>, params: Params): Promise<ExecuteResult> {
