@@ -3,7 +3,8 @@
 // the storage module (`<bucket uuid>/<object uuid>/<version>/<filename>`), never by a client.
 import type { Readable } from 'node:stream';
 
-export type ProviderName = 'object_store' | 'document_library';
+export const PROVIDERS = ['object_store', 'document_library'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
 
 export interface ByteRange {
   /** First byte, inclusive. */
