@@ -50,6 +50,9 @@ async function* multipartBody(
   yield Buffer.from(`--${boundary}--\r\n`);
 }
 
+/** Fetches sent as multipart so far (tests and metrics read it). */
+export const uploadForwarding = { requests: 0 };
+
 /** True when this fetch's variables hold files. */
 export function carriesUploads(options: GraphQLDataSourceProcessOptions<SubgraphContext>): boolean {
   return uploadsIn(options.request.variables).length > 0;
@@ -68,6 +71,7 @@ export async function forwardMultipart(
   const variables = request.variables ?? {};
   const uploads = uploadsIn(variables);
   const operations = { query: request.query, operationName: request.operationName ?? null, variables: withoutUploads(variables) };
+  uploadForwarding.requests++;
   const boundary = `----tenantry-upload-${crypto.randomBytes(12).toString('hex')}`;
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;

@@ -8,6 +8,7 @@ import type { TestApp } from '../support/app.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
 import { multipart, PNG, send, type RawCall } from '../support/storage.js';
 import type { SubgraphServer } from '../../subgraphs/serve.js';
+import { uploadForwarding } from '../../gateway/graphql/upload-source.js';
 import { startPlatformIn, type Mode } from './graphql-fixtures.js';
 
 const HOST = 'upload.gql-storage.test';
@@ -86,6 +87,7 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
   afterAll(() => close?.());
 
   test('uploads a file; the object is the REST upload object, the content the bytes sent', async () => {
+    const forwarded = uploadForwarding.requests;
     const res = await gqlUpload(
       { filename: 'hello.txt', content: 'hello over graphql', type: 'text/plain' },
       { variables: { path: 'docs/hello.txt', metadata: { k: 'v' } } },
@@ -117,6 +119,8 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
     });
     const down = await send(t, 'GET', `${B}media/objects/${o.uuid}/`, { host: HOST, token: tok });
     expect(down.raw.toString()).toBe('hello over graphql');
+    // Distributed: the gateway sent the file on to the storage subgraph as multipart.
+    expect(uploadForwarding.requests - forwarded).toBe(mode === 'distributed' ? 1 : 0);
 
     // The same path again: updated in place, same uuid (as the REST upsert).
     const again = await gqlUpload({ filename: 'hello.txt', content: 'second version', type: 'text/plain' }, { variables: { path: 'docs/hello.txt' } });
@@ -158,7 +162,8 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
     expect(storedFiles().length).toBe(before);
   });
 
-  test('anonymous: refused', async () => {
+  test('anonymous: refused as for a site it cannot see (404), nothing stored', async () => {
+    const count = await objectCount('media');
     const { body, contentType } = multipart([
       { name: 'operations', value: JSON.stringify({ query: UPLOAD, variables: { file: null } }) },
       { name: 'map', value: JSON.stringify({ 0: ['variables.file'] }) },
@@ -169,6 +174,7 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
       headers: { 'content-type': contentType, 'apollo-require-preflight': 'true' },
       payload: body,
     });
-    expect(res.body.errors?.[0]?.extensions?.code).toBe('not_authenticated');
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+    expect(await objectCount('media')).toBe(count);
   });
 });
