@@ -29,11 +29,7 @@ function withoutUploads(value: unknown, depth = 0): unknown {
 
 const quote = (s: string) => s.replace(/[\r\n"\\]/g, (c) => encodeURIComponent(c));
 
-async function* multipartBody(
-  boundary: string,
-  operations: unknown,
-  uploads: ReturnType<typeof uploadsIn>,
-): AsyncGenerator<Buffer> {
+async function* multipartBody(boundary: string, operations: unknown, uploads: ReturnType<typeof uploadsIn>): AsyncGenerator<Buffer> {
   const field = (name: string, value: string) =>
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
   yield field('operations', JSON.stringify(operations));

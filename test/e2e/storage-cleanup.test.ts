@@ -30,9 +30,9 @@ beforeAll(async () => {
   const org = await insertOrg(t.platform, 'org-cleanup', owner.id);
   const site = await insertSite(t.platform, org.id, 'site-cleanup', HOST);
   await insertApp(t.platform, site.id, 'shop');
-  expect((await t.call('POST', '/api/apps/shop/storage/buckets/', { host: HOST, token: tok, body: { name: 'Box', slug: 'box' } })).status).toBe(
-    201,
-  );
+  expect(
+    (await t.call('POST', '/api/apps/shop/storage/buckets/', { host: HOST, token: tok, body: { name: 'Box', slug: 'box' } })).status,
+  ).toBe(201);
 });
 afterAll(() => t.close());
 
@@ -44,7 +44,9 @@ test('a scheduled pass removes queued and orphan content and keeps live content'
     payload: 'live content',
   });
   expect(up.status).toBe(201);
-  const { rows } = await t.platform.pool.query(`SELECT b.uuid, o.storage_key FROM storage_buckets b JOIN storage_objects o ON o.bucket_id = b.id`);
+  const { rows } = await t.platform.pool.query(
+    `SELECT b.uuid, o.storage_key FROM storage_buckets b JOIN storage_objects o ON o.bucket_id = b.id`,
+  );
   const bucketUuid = rows[0].uuid as string;
   const liveFile = path.join(t.platform.config.dataDir, 'objects', rows[0].storage_key as string);
   expect(fs.existsSync(liveFile)).toBe(true);

@@ -71,10 +71,11 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
     const site = await insertSite(t.platform, org.id, `site-up-${mode}`, HOST);
     await insertApp(t.platform, site.id, 'shop');
     // A member who sees the site and reads storage, but may not create objects.
-    await t.platform.pool.query(
-      `INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', $3)`,
-      [org.id, reader.id, ['view_site', 'storage:read', 'storage:update', 'storage:delete']],
-    );
+    await t.platform.pool.query(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', $3)`, [
+      org.id,
+      reader.id,
+      ['view_site', 'storage:read', 'storage:update', 'storage:delete'],
+    ]);
     for (const b of [
       { name: 'Media', slug: 'media', file_size_limit: 1000 },
       { name: 'Tiny', slug: 'tiny', file_size_limit: 10 },
@@ -123,7 +124,10 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
     expect(uploadForwarding.requests - forwarded).toBe(mode === 'distributed' ? 1 : 0);
 
     // The same path again: updated in place, same uuid (as the REST upsert).
-    const again = await gqlUpload({ filename: 'hello.txt', content: 'second version', type: 'text/plain' }, { variables: { path: 'docs/hello.txt' } });
+    const again = await gqlUpload(
+      { filename: 'hello.txt', content: 'second version', type: 'text/plain' },
+      { variables: { path: 'docs/hello.txt' } },
+    );
     expect(again.body.data.uploadObject).toMatchObject({ uuid: o.uuid, size: 14 });
   });
 

@@ -76,7 +76,12 @@ const freshBucket = (w: MatrixWorld) => createBucket(w, { name: w.unique('Matrix
 /** An object of the private bucket, uploaded by the owner for one probe. */
 async function freshObject(w: MatrixWorld, bucket = BUCKET, ext = 'txt'): Promise<{ uuid: string; path: string }> {
   const path = `${w.unique('doc/probe-')}.${ext}`;
-  const res = await w.t.call('PUT', `${objects(w, bucket)}${path}`, { host: w.site.host, token: w.ownerToken, body: 'matrix', headers: TEXT });
+  const res = await w.t.call('PUT', `${objects(w, bucket)}${path}`, {
+    host: w.site.host,
+    token: w.ownerToken,
+    body: 'matrix',
+    headers: TEXT,
+  });
   if (res.status !== 201) throw new Error(`object: ${res.status} ${res.text}`);
   return { uuid: res.body.data.uuid as string, path };
 }
