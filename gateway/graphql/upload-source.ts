@@ -35,7 +35,13 @@ async function* multipartBody(boundary: string, operations: unknown, uploads: Re
   yield field('operations', JSON.stringify(operations));
   yield field('map', JSON.stringify(Object.fromEntries(uploads.map((u, i) => [String(i), [u.path]]))));
   for (const [i, { upload }] of uploads.entries()) {
-    const file = await upload.promise;
+    let file;
+    try {
+      file = await upload.promise;
+    } catch {
+      // Never received from the client: left out, the subgraph reports it missing.
+      continue;
+    }
     yield Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="${i}"; filename="${quote(file.filename ?? 'file')}"\r\n` +
         `Content-Type: ${(file.mimetype || 'application/octet-stream').replace(/[\r\n]/g, '')}\r\n\r\n`,

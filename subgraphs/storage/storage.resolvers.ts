@@ -1,5 +1,6 @@
 // Storage subgraph resolvers: App.buckets, Bucket.objects and the bucket and object mutations,
 // mapped onto the same service calls as the REST routes.
+import type { Readable } from 'node:stream';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-minimal';
@@ -107,8 +108,14 @@ export const storageResolvers: ResolverMap = {
     ) => {
       // The file streams in after the operation (graphql-upload-minimal): its stream is read once,
       // straight into the provider, by the same service function as the REST raw upload.
-      const file = await a.file;
-      const stream = file.createReadStream();
+      let file: FileUpload;
+      let stream: Readable;
+      try {
+        file = await a.file;
+        stream = file.createReadStream();
+      } catch (e) {
+        throw uploadFailed(e);
+      }
       try {
         const r = await uploadFile(
           ctx,
@@ -136,6 +143,13 @@ export const storageResolvers: ResolverMap = {
     },
   },
 };
+
+/** The multipart reader's refusal of a file part (missing, cut off, client gone) as a 400 on `file`. */
+function uploadFailed(e: unknown): Error {
+  const status = (e as { status?: number }).status;
+  if (typeof status !== 'number' || status >= 500) return e as Error;
+  return storageErrors.validation({ file: [String((e as Error).message).slice(0, 200)] }, 'The file was not received.');
+}
 
 interface CopyArgs {
   app: string;

@@ -166,6 +166,31 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
     expect(storedFiles().length).toBe(before);
   });
 
+  test('a malformed multipart request: 400 parse_error, never a 500', async () => {
+    const bad = async (parts: Parameters<typeof multipart>[0]) => {
+      const { body, contentType } = multipart(parts);
+      return send(t, 'POST', '/graphql', {
+        host: HOST,
+        token: tok,
+        headers: { 'content-type': contentType, 'apollo-require-preflight': 'true' },
+        payload: body,
+      });
+    };
+    const notJson = await bad([{ name: 'operations', value: '{not json' }]);
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.errors[0].extensions.code).toBe('parse_error');
+    const noMap = await bad([{ name: 'operations', value: JSON.stringify({ query: UPLOAD, variables: { file: null } }) }]);
+    expect(noMap.status).toBe(400);
+    expect(noMap.body.errors[0].extensions.code).toBe('parse_error');
+    // A map naming a file that never comes: the operation fails, the request completes.
+    const missing = await bad([
+      { name: 'operations', value: JSON.stringify({ query: UPLOAD, variables: { file: null } }) },
+      { name: 'map', value: JSON.stringify({ 0: ['variables.file'] }) },
+    ]);
+    expect(missing.status).toBeLessThan(500);
+    expect(missing.body.errors?.[0]).toMatchObject({ message: 'The file was not received.', extensions: { code: 'invalid' } });
+  });
+
   test('anonymous: refused as for a site it cannot see (404), nothing stored', async () => {
     const count = await objectCount('media');
     const { body, contentType } = multipart([
