@@ -216,4 +216,23 @@ describe.each(['in-process', 'distributed'] as const)('probes that reach the che
   });
   if (mode === 'in-process') describe('REST: every object route', () => restIsolationTests('storage', () => worlds));
   describe('GraphQL: every Query and Mutation field taking an identifier', () => graphqlIsolationTests('storage', () => worlds));
+
+  test("GraphQL reads: another tenant's buckets and objects (App.buckets, Bucket.objects) are unreachable", async () => {
+    const { t, attacker, victim } = worlds;
+    const objectPath = (victim.state.object as { path: string }).path;
+    const query = (app: string) =>
+      `{ app(slug: "${app}") { buckets(pageSize: 20) { items { slug objects(pageSize: 20, filter: {prefix: "doc/"}) { items { uuid filePath url } } } } } }`;
+    const ask = (host: string, token: string, app: string) => t.call('POST', '/graphql', { host, token, body: { query: query(app) } });
+    for (const ref of [victim.app.slug, victim.app.uuid]) {
+      const attack = await ask(attacker.site.host, attacker.ownerToken, ref);
+      // Refused as for an app that does not exist (not a limit or a syntax error).
+      expect(attack.body.data?.app ?? null).toBeNull();
+      if (attack.body.errors) expect(attack.body.errors[0].extensions.code).toBe('not_found');
+      expect(attack.text).not.toContain(objectPath);
+    }
+    const control = await ask(victim.site.host, victim.ownerToken, victim.app.slug);
+    expect(control.body.errors).toBeUndefined();
+    const files = control.body.data.app.buckets.items.find((b: { slug: string }) => b.slug === 'files');
+    expect(files.objects.items.map((o: { filePath: string }) => o.filePath)).toContain(objectPath);
+  });
 });
