@@ -2,6 +2,7 @@
 // in-process and with the storage subgraph served over HTTP (the gateway forwards the files as
 // multipart). The file is streamed into the same service function as the REST raw upload: size
 // limit, MIME sniffing and permissions as for REST; refused without the preflight header.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestApp } from '../support/app.js';
@@ -79,6 +80,8 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
     for (const b of [
       { name: 'Media', slug: 'media', file_size_limit: 1000 },
       { name: 'Tiny', slug: 'tiny', file_size_limit: 10 },
+      { name: 'Big', slug: 'big', file_size_limit: 8 * 1024 * 1024 },
+      { name: 'Images', slug: 'images', allowed_mime_types: ['image/*'] },
     ]) {
       const r = await t.call('POST', B, { host: HOST, token: tok, body: b });
       expect(r.status).toBe(201);
@@ -147,6 +150,29 @@ describe.each<Mode>(['in-process', 'distributed'])('uploadObject (%s)', (mode) =
     expect(res.body.data?.uploadObject ?? null).toBeNull();
     expect(await objectCount('tiny')).toBe(0);
     expect(storedFiles().length).toBe(before);
+  });
+
+  test('a file of several MB streams through whole (many chunks, forwarded in distributed mode)', async () => {
+    const big = crypto.randomBytes(3 * 1024 * 1024);
+    const res = await gqlUpload(
+      { filename: 'big.bin', content: big, type: 'application/octet-stream' },
+      { query: UPLOAD.replace('bucket: "media"', 'bucket: "big"') },
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.uploadObject.size).toBe(big.length);
+    const down = await send(t, 'GET', `${B}big/objects/${res.body.data.uploadObject.uuid}/`, { host: HOST, token: tok });
+    expect(crypto.createHash('sha256').update(down.raw).digest('hex')).toBe(crypto.createHash('sha256').update(big).digest('hex'));
+  });
+
+  test('a type the bucket does not allow: mime_type_not_allowed, nothing stored; the detected type decides', async () => {
+    const images = UPLOAD.replace('bucket: "media"', 'bucket: "images"');
+    const res = await gqlUpload({ filename: 'notes.txt', content: 'plain text, not an image', type: 'text/plain' }, { query: images });
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('mime_type_not_allowed');
+    expect(await objectCount('images')).toBe(0);
+    // A PNG declared as text: its signature makes it an image, which the bucket takes.
+    const ok = await gqlUpload({ filename: 'real.png', content: PNG, type: 'text/plain' }, { query: images });
+    expect(ok.body.data.uploadObject.mimetype).toBe('image/png');
+    expect(await objectCount('images')).toBe(1);
   });
 
   test('without the preflight header: refused before anything is read, nothing stored', async () => {
