@@ -109,6 +109,7 @@ export async function scheduledCleanupPass(platform: Platform): Promise<CleanupP
   for (const name of PROVIDERS) {
     try {
       result.swept += await sweepOrphans(platform, name, platform.config.storage.orphanGraceMs);
+      result.swept += (await providerFor(platform, name)?.sweepTemp?.(platform.config.storage.orphanGraceMs)) ?? 0;
     } catch (e) {
       platform.log.warn({ err: { message: (e as Error).message }, provider: name }, 'storage orphan sweep failed; next pass retries');
     }

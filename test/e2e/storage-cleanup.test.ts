@@ -65,6 +65,15 @@ test('a scheduled pass removes queued and orphan content and keeps live content'
     const file = path.join(t.platform.config.dataDir, 'objects', key);
     fs.writeFileSync(file, 'left behind');
   }
+  // A write that crashed before its rename leaves a temporary file; an old one goes, a new one stays.
+  const tmpDir = path.join(t.platform.config.dataDir, 'objects', '.tmp');
+  fs.mkdirSync(tmpDir, { recursive: true });
+  const staleTmp = path.join(tmpDir, 'crashed.part');
+  const freshTmp = path.join(tmpDir, 'writing.part');
+  fs.writeFileSync(staleTmp, 'half');
+  fs.writeFileSync(freshTmp, 'half');
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  fs.utimesSync(staleTmp, twoHoursAgo, twoHoursAgo);
   // As a crash between a delete's commit and its content removal leaves it.
   await t.platform.pool.query(`INSERT INTO storage_cleanup (provider, key) VALUES ('object_store', $1)`, [queuedKey]);
 
@@ -72,6 +81,8 @@ test('a scheduled pass removes queued and orphan content and keeps live content'
   for (const key of [orphanKey, queuedKey]) expect(fs.existsSync(path.join(t.platform.config.dataDir, 'objects', key))).toBe(false);
   expect((await t.platform.pool.query(`SELECT count(*)::int AS n FROM storage_cleanup`)).rows[0].n).toBe(0);
   expect(fs.existsSync(liveFile)).toBe(true);
+  expect(fs.existsSync(staleTmp)).toBe(false);
+  expect(fs.existsSync(freshTmp)).toBe(true);
   // Content without a row younger than the grace period may be an upload in progress: kept.
   expect(fs.existsSync(path.join(t.platform.config.dataDir, 'objects', youngOrphan))).toBe(true);
   const down = await send(t, 'GET', '/api/apps/shop/storage/buckets/box/objects/keep.txt', { host: HOST, token: tok });
