@@ -15,6 +15,13 @@ import { startPlatform, type Platform } from './core/platform.js';
 import { MODULES } from './modules.js';
 import { CONTEXT_HEADER, verifyContextToken } from './core/graphql/context-token.js';
 import { formatGraphqlError, internalErrorLogger } from './core/graphql/errors.js';
+import {
+  discardUploads,
+  hasPreflightHeader,
+  isMultipartRequest,
+  preflightMissing,
+  readMultipartOperations,
+} from './core/graphql/uploads.js';
 import { buildSubgraph, isSubgraphName, SUBGRAPH_NAMES } from './registry.js';
 import { createSubgraphContext, type SubgraphContext } from './core/graphql/context.js';
 import { siteRepository } from './tenancy/tenancy.api.js';
@@ -75,8 +82,24 @@ export async function startSubgraphServer(
       if (e instanceof AppError) return sendGraphqlError(reply, e);
       throw e;
     }
-    return executeGraphql(server, request, reply, async () => createSubgraphContext(ctx));
+    if (!isMultipartRequest(request.headers)) return executeGraphql(server, request, reply, async () => createSubgraphContext(ctx));
+    // A fetch with files, forwarded by the gateway (gateway/graphql/upload-source.ts).
+    if (request.method !== 'POST' || !hasPreflightHeader(request.headers)) return sendGraphqlError(reply, preflightMissing());
+    let operations;
+    try {
+      operations = await readMultipartOperations(request.raw, reply.raw, platform.config.bodyLimitBytes);
+    } catch (e) {
+      if (e instanceof AppError) return sendGraphqlError(reply, e);
+      throw e;
+    }
+    try {
+      return await executeGraphql(server, request, reply, async () => createSubgraphContext(ctx), operations);
+    } finally {
+      discardUploads(operations);
+    }
   };
+  // Multipart bodies are left unread for graphql-upload-minimal.
+  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
   // Both `/graphql` and `/`, so that SUBGRAPH_<NAME>_URL may name either.
   app.route({ method: ['GET', 'POST'], url: '/graphql', handler });
   app.route({ method: ['GET', 'POST'], url: '/', handler });

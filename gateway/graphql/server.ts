@@ -22,6 +22,14 @@ import { buildSubgraph, isSubgraphName, readSupergraph, SUBGRAPH_NAMES } from '.
 import { createSubgraphContext, type SubgraphContext } from '../../subgraphs/core/graphql/context.js';
 import { executeGraphql } from '../../subgraphs/core/graphql/http.js';
 import { CachedLocalDataSource } from './local-source.js';
+import { carriesUploads, forwardMultipart } from './upload-source.js';
+import {
+  discardUploads,
+  hasPreflightHeader,
+  isMultipartRequest,
+  preflightMissing,
+  readMultipartOperations,
+} from '../../subgraphs/core/graphql/uploads.js';
 import { FastPath, responseType, type ResolvedPlan } from './fast-path.js';
 import { OperationLimits } from './limits.js';
 import type { RateLimiter } from '../rate-limit.js';
@@ -38,6 +46,14 @@ class SignedRemoteDataSource extends RemoteGraphQLDataSource<SubgraphContext> {
 
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<SubgraphContext>): void {
     if (context?.ctx) request.http?.headers.set(CONTEXT_HEADER, signContextToken(context.ctx, this.secret));
+  }
+
+  /** A fetch with files (uploadObject) goes to the subgraph as a multipart request (upload-source.ts). */
+  override process(options: GraphQLDataSourceProcessOptions<SubgraphContext>) {
+    if (!carriesUploads(options)) return super.process(options);
+    const headers: Record<string, string> = {};
+    if (options.context?.ctx) headers[CONTEXT_HEADER] = signContextToken(options.context.ctx, this.secret);
+    return forwardMultipart(this.url!, options, headers);
   }
 }
 
@@ -147,11 +163,11 @@ async function executeFast(graphql: GraphqlServer, request: FastifyRequest, repl
 }
 
 /** The documents of a request (one, or a batch), as far as they can be read before Apollo Server does. */
-function documentsOf(request: FastifyRequest): Array<{ query: string; operationName: string | undefined }> {
+function documentsOf(request: FastifyRequest, body: unknown): Array<{ query: string; operationName: string | undefined }> {
   let items: unknown[];
   if (request.method === 'GET') items = [request.query];
-  else if (Array.isArray(request.body)) items = request.body;
-  else items = [request.body];
+  else if (Array.isArray(body)) items = body;
+  else items = [body];
   const out = [];
   for (const item of items) {
     const { query, operationName } = (item ?? {}) as Record<string, unknown>;
@@ -177,9 +193,10 @@ async function admit(
   limiter: RateLimiter | undefined,
   request: FastifyRequest,
   reply: FastifyReply,
+  body: unknown = request.body,
 ): Promise<AppError | null> {
   let writes = 0;
-  for (const doc of documentsOf(request)) {
+  for (const doc of documentsOf(request, body)) {
     const verdict = limits.check(doc.query, doc.operationName);
     if (!verdict.ok) return verdict.error;
     writes += verdict.summary?.mutations ?? 0;
@@ -205,14 +222,40 @@ export async function registerGraphql(app: FastifyInstance, platform: Platform, 
   });
   // An ordinary route: the edge hooks have already resolved the tenant, authenticated the
   // caller and counted the rate limit, and left the result in request.ctx.
-  app.route({
-    method: ['GET', 'POST'],
-    url: '/graphql',
-    handler: async (request, reply) => {
-      const refused = await admit(limits, limiter, request, reply);
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (isMultipartRequest(request.headers)) return executeMultipart(request, reply);
+    const refused = await admit(limits, limiter, request, reply);
+    if (refused) return sendGraphqlError(reply, refused);
+    if (await executeFast(graphql, request, reply)) return reply;
+    return executeGraphql(server, request, reply, async () => createSubgraphContext(request.ctx));
+  };
+  // A GraphQL multipart request (file uploads, subgraphs/core/graphql/uploads.ts): refused unless
+  // it carries a preflight header, before any of its body is read; then the operations are
+  // parsed and executed while the files stream on to the resolver (or the storage subgraph).
+  const executeMultipart = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'POST' || !hasPreflightHeader(request.headers)) {
+      reply.header('Connection', 'close');
+      return sendGraphqlError(reply, preflightMissing());
+    }
+    let operations;
+    try {
+      operations = await readMultipartOperations(request.raw, reply.raw, platform.config.bodyLimitBytes);
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      reply.header('Connection', 'close');
+      return sendGraphqlError(reply, e);
+    }
+    try {
+      const refused = await admit(limits, limiter, request, reply, operations);
       if (refused) return sendGraphqlError(reply, refused);
-      if (await executeFast(graphql, request, reply)) return reply;
-      return executeGraphql(server, request, reply, async () => createSubgraphContext(request.ctx));
-    },
+      return await executeGraphql(server, request, reply, async () => createSubgraphContext(request.ctx), operations);
+    } finally {
+      discardUploads(operations);
+    }
+  };
+  // The route lives in a scope that also takes multipart/form-data, left unread for the above.
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
+    scope.route({ method: ['GET', 'POST'], url: '/graphql', handler });
   });
 }

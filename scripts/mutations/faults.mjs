@@ -199,6 +199,18 @@ export const FAULTS = [
     tests: ['test/e2e/storage-isolation.test.ts'],
   },
   {
+    id: 'storage: uploads need only storage:read',
+    why: 'A member who may only read a private bucket could upload into it (REST and GraphQL uploadObject).',
+    edits: [
+      {
+        files: 'subgraphs/storage/upload.service.ts',
+        find: "return bucketFor(ctx, appRef, bucketSlug, 'create');",
+        replace: "return bucketFor(ctx, appRef, bucketSlug, 'read');",
+      },
+    ],
+    tests: ['test/e2e/permission-matrix.test.ts'],
+  },
+  {
     id: 'events: function writes need only functions:read',
     why: 'A member who may only read functions could create, change and delete them (and run arbitrary code).',
     edits: [

@@ -92,6 +92,10 @@ export interface StorageConfig {
   } | null;
   /** Microsoft Graph for `document_library` buckets; null: such buckets cannot be created. */
   graph: { tenantId: string; clientId: string; clientSecret: string; baseUrl: string; authorityUrl: string; siteId: string } | null;
+  /** STORAGE_CLEANUP_INTERVAL_MS: the cleanup pass runs at start and this often; 0 = never (docs/storage.md). */
+  cleanupIntervalMs: number;
+  /** STORAGE_ORPHAN_GRACE_MS: content without a row is removed once older than this. */
+  orphanGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -271,7 +275,12 @@ function storageConfig(env: Env): StorageConfig {
         siteId: str(env, 'GRAPH_SITE_ID', 'root'),
       }
     : null;
-  return { s3, graph };
+  return {
+    s3,
+    graph,
+    cleanupIntervalMs: int(env, 'STORAGE_CLEANUP_INTERVAL_MS', 5 * 60_000, 0, 86_400_000),
+    orphanGraceMs: int(env, 'STORAGE_ORPHAN_GRACE_MS', 60 * 60_000, 0, 7 * 86_400_000),
+  };
 }
 
 function masterKey(env: Env): string | null {

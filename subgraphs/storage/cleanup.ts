@@ -2,11 +2,11 @@
 // change that orphans content (object deleted or replaced, bucket deleted) records the key in
 // storage_cleanup in the same transaction; after the commit the content is deleted and the
 // record removed. A crash in between leaves the record, which the next cleanup pass (at start
-// and every few minutes) finishes. Content written for a row that was never committed is swept
-// by `sweepOrphans`.
+// and every STORAGE_CLEANUP_INTERVAL_MS, `startCleanupSchedule`) finishes. Content written for a
+// row that was never committed is swept by `sweepOrphans` once older than STORAGE_ORPHAN_GRACE_MS.
 import type { Platform } from '../core/context.js';
 import { providerFor } from './providers/registry.js';
-import type { ProviderName } from './providers/provider.js';
+import { PROVIDERS, type ProviderName } from './providers/provider.js';
 import { storageRepository as repo } from './storage.repository.js';
 
 /** Work in flight, so that tests and shutdown can wait for it. */
@@ -81,4 +81,84 @@ export async function sweepOrphans(platform: Platform, name: ProviderName, grace
     }
   }
   return removed;
+}
+
+// ---- schedule ------------------------------------------------------------------------------
+
+export interface CleanupPassResult {
+  /** Queue entries finished. */
+  retried: number;
+  /** Orphan contents removed, all providers. */
+  swept: number;
+}
+
+interface Schedule {
+  timer: NodeJS.Timeout | null;
+  running: Promise<void> | null;
+  closed: boolean;
+  /** Passes completed since start (tests wait on it). */
+  passes: number;
+  last: CleanupPassResult | null;
+}
+
+const schedules = new WeakMap<Platform, Schedule>();
+
+/** Both passes once: the queue, then orphan content of every configured provider. */
+export async function scheduledCleanupPass(platform: Platform): Promise<CleanupPassResult> {
+  const result: CleanupPassResult = { retried: await cleanupPass(platform), swept: 0 };
+  for (const name of PROVIDERS) {
+    try {
+      result.swept += await sweepOrphans(platform, name, platform.config.storage.orphanGraceMs);
+      result.swept += (await providerFor(platform, name)?.sweepTemp?.(platform.config.storage.orphanGraceMs)) ?? 0;
+    } catch (e) {
+      platform.log.warn({ err: { message: (e as Error).message }, provider: name }, 'storage orphan sweep failed; next pass retries');
+    }
+  }
+  const level = result.retried || result.swept ? 'info' : 'debug';
+  platform.log[level]({ component: 'storage-cleanup', ...result }, 'storage cleanup pass');
+  return result;
+}
+
+/**
+ * Runs the cleanup pass at start and every STORAGE_CLEANUP_INTERVAL_MS (0: never) on an
+ * unref'd timer, one pass at a time; stopped, and a running pass awaited, when the platform
+ * closes. Every process of the platform runs it: the passes are idempotent (deleting content
+ * that is already gone is no error, a queue entry is removed once its content is).
+ */
+export function startCleanupSchedule(platform: Platform): void {
+  const every = platform.config.storage.cleanupIntervalMs;
+  const s: Schedule = { timer: null, running: null, closed: false, passes: 0, last: null };
+  schedules.set(platform, s);
+  platform.hooks.on('platformClosing', async () => {
+    s.closed = true;
+    if (s.timer) clearInterval(s.timer);
+    await s.running;
+    await cleanupIdle();
+  });
+  if (every === 0) return;
+  const tick = () => {
+    if (s.closed || s.running) return;
+    s.running = scheduledCleanupPass(platform)
+      .then(
+        (r) => {
+          s.passes++;
+          s.last = r;
+        },
+        (e: Error) => {
+          if (!s.closed) platform.log.warn({ err: { message: e.message } }, 'storage cleanup pass failed; next pass retries');
+        },
+      )
+      .finally(() => {
+        s.running = null;
+      });
+  };
+  tick();
+  s.timer = setInterval(tick, every);
+  s.timer.unref();
+}
+
+/** Passes completed by the platform's schedule, and the last one's result. */
+export function cleanupSchedule(platform: Platform): { scheduled: boolean; passes: number; last: CleanupPassResult | null } {
+  const s = schedules.get(platform);
+  return { scheduled: Boolean(s?.timer) && !s?.closed, passes: s?.passes ?? 0, last: s?.last ?? null };
 }

@@ -1,6 +1,7 @@
 // The storage module: buckets and objects on the object-store and document-library providers
 // (seed 2 "Storage", DECISIONS §8).
 import type { ModuleManifest } from '../core/module.js';
+import { startCleanupSchedule } from './cleanup.js';
 import { renderStorageError } from './storage-errors.js';
 import { storageResolvers } from './storage.resolvers.js';
 import { storageRoutes } from './storage.routes.js';
@@ -16,6 +17,7 @@ export const storageModule: ModuleManifest = {
     'Mutation.createBucket': 'storage:create',
     'Mutation.updateBucket': 'storage:update',
     'Mutation.deleteBucket': 'storage:delete',
+    'Mutation.uploadObject': 'storage:create',
     'Mutation.updateObject': 'storage:update',
     'Mutation.copyObject': 'storage:create',
     'Mutation.moveObject': 'storage:update',
@@ -27,4 +29,9 @@ export const storageModule: ModuleManifest = {
     { codename: 'storage:update', name: 'Can update storage objects', resource: 'storage', scope: 'site' },
     { codename: 'storage:delete', name: 'Can delete storage objects', resource: 'storage', scope: 'site' },
   ],
+  register(platform) {
+    // Leftover provider content (crash between a commit and its content removal, uploads never
+    // committed): docs/storage.md "Crash safety".
+    startCleanupSchedule(platform);
+  },
 };

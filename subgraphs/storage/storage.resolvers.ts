@@ -1,7 +1,9 @@
 // Storage subgraph resolvers: App.buckets, Bucket.objects and the bucket and object mutations,
 // mapped onto the same service calls as the REST routes.
+import type { Readable } from 'node:stream';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
+import { GraphQLUpload, type FileUpload } from 'graphql-upload-minimal';
 import type { RequestContext } from '../core/context.js';
 import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
 import type { Query } from '../core/listing.js';
@@ -10,6 +12,7 @@ import { listObjects } from './list.service.js';
 import { copyObject, deleteObject, moveObject, patchObject, toObjectView, type ObjectView } from './object.service.js';
 import type { BucketRow } from './storage.repository.js';
 import { storageErrors } from './storage-errors.js';
+import { uploadFile } from './upload.service.js';
 
 /** A bucket as GraphQL sees it, with the app reference its objects field needs. */
 type BucketParent = BucketView & { appRef: string };
@@ -57,6 +60,7 @@ export const storageResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   SafeInt: SafeIntResolver,
   JSON: JSONResolver,
+  Upload: GraphQLUpload,
   App: {
     buckets: (app: { id: string }, args: PageArgs, { ctx }: Ctx) =>
       listBuckets(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, (b: BucketRow) => bucketOut(app.id, b))),
@@ -97,6 +101,36 @@ export const storageResolvers: ResolverMap = {
       await deleteBucket(ctx, a.app, a.bucket);
       return true;
     },
+    uploadObject: async (
+      _: unknown,
+      a: { app: string; bucket: string; file: Promise<FileUpload>; path?: string | null; metadata?: unknown },
+      { ctx }: Ctx,
+    ) => {
+      // The file streams in after the operation (graphql-upload-minimal): its stream is read once,
+      // straight into the provider, by the same service function as the REST raw upload.
+      let file: FileUpload;
+      let stream: Readable;
+      try {
+        file = await a.file;
+        stream = file.createReadStream();
+      } catch (e) {
+        throw uploadFailed(e);
+      }
+      try {
+        const r = await uploadFile(
+          ctx,
+          a.app,
+          a.bucket,
+          { stream, filename: file.filename, mimeType: file.mimetype },
+          { path: a.path ?? undefined, metadata: a.metadata ?? undefined },
+        );
+        return objectOut(r.object);
+      } catch (e) {
+        // Refused or cut off: the rest of the part is read and dropped, so the request completes.
+        stream.resume();
+        throw e;
+      }
+    },
     updateObject: async (_: unknown, a: { app: string; bucket: string; object: string; input: Record<string, unknown> }, { ctx }: Ctx) => {
       const input = Object.fromEntries(Object.entries(a.input).filter(([, v]) => v !== undefined));
       return objectOut(await patchObject(ctx, a.app, a.bucket, a.object, input));
@@ -109,6 +143,13 @@ export const storageResolvers: ResolverMap = {
     },
   },
 };
+
+/** The multipart reader's refusal of a file part (missing, cut off, client gone) as a 400 on `file`. */
+function uploadFailed(e: unknown): Error {
+  const status = (e as { status?: number }).status;
+  if (typeof status !== 'number' || status >= 500) return e as Error;
+  return storageErrors.validation({ file: [String((e as Error).message).slice(0, 200)] }, 'The file was not received.');
+}
 
 interface CopyArgs {
   app: string;

@@ -2,11 +2,12 @@
 // multipart `PUT|POST objects/{key}` (upsert), and batch upload. Bodies are streamed from the
 // socket into the provider; see object.service.ts for the ordering of writes.
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { RequestContext } from '../core/context.js';
 import { errors, isAppError } from '../core/errors.js';
 import { bucketFor, type BucketTarget } from './bucket.service.js';
 import { isMultipart, readMultipart } from './multipart.js';
-import { metadataFromHeaders, parseMetadata, parsePath } from './object-input.js';
+import { filenameOf, metadataFromHeaders, parseMetadata, parsePath } from './object-input.js';
 import { storeContent, toObjectView, upsertObject, type ObjectView, type StoredContent } from './object.service.js';
 import { storageErrors } from './storage-errors.js';
 
@@ -88,13 +89,48 @@ export async function uploadToKey(
 ): Promise<UploadResult> {
   const path = parsePath(decodeURIComponentSafe(key), 'path');
   if (isMultipart(req.headers)) return uploadMultipart(ctx, appRef, bucketSlug, req, path);
-  const t = await uploadTarget(ctx, appRef, bucketSlug);
   const headerMetadata = metadataFromHeaders(req.headers);
   const length = declaredLength(req);
+  return uploadFile(
+    ctx,
+    appRef,
+    bucketSlug,
+    { stream: req, filename: path.slice(path.lastIndexOf('/') + 1), mimeType: req.headers['content-type'], declaredLength: length },
+    { path, metadata: headerMetadata },
+  );
+}
+
+/** One file to store: its stream (read once), name and the client's declared type. */
+export interface UploadSource {
+  stream: Readable;
+  filename: string;
+  mimeType?: string;
+  /** The body's announced length, when known: over the limit or empty is refused before reading. */
+  declaredLength?: number | null;
+}
+
+/**
+ * One file into a bucket, streamed to the provider (size limit and MIME rule enforced while
+ * streaming, upload-guard.ts): the raw `PUT|POST objects/{key}` route and GraphQL's
+ * `uploadObject` (through the gateway's multipart handling) both call this. The access check,
+ * the path and the metadata are settled before the first byte is read. `path` defaults to the
+ * filename; an existing path is updated in place (same uuid).
+ */
+export async function uploadFile(
+  ctx: RequestContext,
+  appRef: string,
+  bucketSlug: string,
+  file: UploadSource,
+  opts: { path?: string; metadata?: unknown } = {},
+): Promise<UploadResult> {
+  const t = await uploadTarget(ctx, appRef, bucketSlug);
+  const path = parsePath(opts.path ?? file.filename, 'path');
+  const metadata = opts.metadata === undefined || opts.metadata === null ? {} : parseMetadata(opts.metadata);
+  const length = file.declaredLength ?? null;
   if (length !== null && length > t.bucket.fileSizeLimit) throw storageErrors.tooLarge(t.bucket.fileSizeLimit);
   if (length === 0) throw storageErrors.emptyFile();
-  const content = await storeContent(t, req, path.slice(path.lastIndexOf('/') + 1), req.headers['content-type']);
-  const { object, created } = await upsertObject(ctx, t, { path, metadata: headerMetadata, content });
+  const content = await storeContent(t, file.stream, file.filename || filenameOf(path), file.mimeType);
+  const { object, created } = await upsertObject(ctx, t, { path, metadata, content });
   return { created, object: toObjectView(ctx, t, object) };
 }
 

@@ -25,9 +25,12 @@ export interface GraphqlWorld {
  * In-process: the gateway runs every subgraph itself. Distributed: every subgraph is served
  * over HTTP by serve.ts on a port of its own, and the gateway's configuration names them.
  */
-export async function startPlatformIn(mode: Mode): Promise<{ t: TestApp; servers: SubgraphServer[]; close(): Promise<void> }> {
+export async function startPlatformIn(
+  mode: Mode,
+  extraEnv: Record<string, string> = {},
+): Promise<{ t: TestApp; servers: SubgraphServer[]; close(): Promise<void> }> {
   const ports = mode === 'distributed' ? await Promise.all(SUBGRAPH_NAMES.map(() => freePort())) : [];
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...extraEnv };
   SUBGRAPH_NAMES.forEach((name, i) => {
     if (ports[i]) env[`SUBGRAPH_${name.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[i]}/graphql`;
   });

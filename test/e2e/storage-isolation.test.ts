@@ -6,6 +6,10 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
 import { send } from '../support/storage.js';
 import type { User } from '../../subgraphs/tenancy/user.repository.js';
+import { graphqlIsolationTests, restIsolationTests, type IsolationWorlds } from '../support/matrix/isolation.js';
+import { startMatrixGraph } from '../support/matrix/storage.js';
+import { buildWorld } from '../support/matrix/world.js';
+import { startPlatformIn } from './graphql-fixtures.js';
 
 const A = 'a.iso-storage.test';
 const B = 'b.iso-storage.test';
@@ -189,5 +193,46 @@ describe('access on the same site', () => {
     const staff = await t.createUser({ isStaff: true });
     expect((await req(A, 'GET', `${APP_A}secret/objects/${objUuid}/`, { token: t.tokenFor(staff) })).status).toBe(200);
     expect(siteAId).toBeGreaterThan(0);
+  });
+});
+
+// Probes that reach the check (issue 16 item 3): each a complete request built by the permission
+// matrix's fixtures (test/support/matrix/storage.ts: buckets, objects by uuid and by path,
+// downloads, uploads, batch operations, view/edit on a document library) against a victim
+// tenant, sent by another tenant's owner (404) and then by the victim's owner (must succeed),
+// route by route and GraphQL mutation by mutation.
+describe.each(['in-process', 'distributed'] as const)('probes that reach the check (%s)', (mode) => {
+  let platform: Awaited<ReturnType<typeof startPlatformIn>>;
+  let graph: Awaited<ReturnType<typeof startMatrixGraph>>;
+  let worlds: IsolationWorlds;
+  beforeAll(async () => {
+    graph = await startMatrixGraph();
+    platform = await startPlatformIn(mode, graph.env);
+    worlds = { t: platform.t, attacker: await buildWorld(platform.t, 'atk'), victim: await buildWorld(platform.t, 'vic') };
+  }, 180_000);
+  afterAll(async () => {
+    await platform?.close();
+    await graph?.close();
+  });
+  if (mode === 'in-process') describe('REST: every object route', () => restIsolationTests('storage', () => worlds));
+  describe('GraphQL: every Query and Mutation field taking an identifier', () => graphqlIsolationTests('storage', () => worlds));
+
+  test("GraphQL reads: another tenant's buckets and objects (App.buckets, Bucket.objects) are unreachable", async () => {
+    const { t, attacker, victim } = worlds;
+    const objectPath = (victim.state.object as { path: string }).path;
+    const query = (app: string) =>
+      `{ app(slug: "${app}") { buckets(pageSize: 20) { items { slug objects(pageSize: 20, filter: {prefix: "doc/"}) { items { uuid filePath url } } } } } }`;
+    const ask = (host: string, token: string, app: string) => t.call('POST', '/graphql', { host, token, body: { query: query(app) } });
+    for (const ref of [victim.app.slug, victim.app.uuid]) {
+      const attack = await ask(attacker.site.host, attacker.ownerToken, ref);
+      // Refused as for an app that does not exist (not a limit or a syntax error).
+      expect(attack.body.data?.app ?? null).toBeNull();
+      if (attack.body.errors) expect(attack.body.errors[0].extensions.code).toBe('not_found');
+      expect(attack.text).not.toContain(objectPath);
+    }
+    const control = await ask(victim.site.host, victim.ownerToken, victim.app.slug);
+    expect(control.body.errors).toBeUndefined();
+    const files = control.body.data.app.buckets.items.find((b: { slug: string }) => b.slug === 'files');
+    expect(files.objects.items.map((o: { filePath: string }) => o.filePath)).toContain(objectPath);
   });
 });

@@ -11,6 +11,8 @@ export async function executeGraphql<C extends BaseContext>(
   request: FastifyRequest,
   reply: FastifyReply,
   context: () => Promise<C>,
+  /** The parsed body when Fastify did not parse it (a multipart request's `operations`). */
+  body: unknown = request.body,
 ): Promise<FastifyReply> {
   const headers = new HeaderMap();
   for (const [key, value] of Object.entries(request.headers)) {
@@ -22,7 +24,7 @@ export async function executeGraphql<C extends BaseContext>(
       method: request.method.toUpperCase(),
       headers,
       search: q === -1 ? '' : request.url.slice(q),
-      body: request.body,
+      body,
     },
     context,
   });

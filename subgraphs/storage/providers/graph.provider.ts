@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StorageConfig } from '../../core/config.js';
-import { ProviderFailure, ProviderNotFound, type ByteRange, type LinkRequest, type StorageProvider } from './provider.js';
+import { ProviderFailure, ProviderNotFound, removeStaleFiles, type ByteRange, type LinkRequest, type StorageProvider } from './provider.js';
 
 type GraphSettings = NonNullable<StorageConfig['graph']>;
 
@@ -134,6 +134,11 @@ export class GraphProvider implements StorageProvider {
 
   async copy(from: string, to: string): Promise<void> {
     await this.put(to, await this.get(from));
+  }
+
+  /** Spool files of uploads that never finished (a crash while sending). */
+  sweepTemp(olderThanMs: number): Promise<number> {
+    return removeStaleFiles(this.tmpDir, olderThanMs);
   }
 
   async list(prefix: string): Promise<string[]> {

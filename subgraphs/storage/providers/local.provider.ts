@@ -6,7 +6,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { ProviderNotFound, type ByteRange, type StorageProvider } from './provider.js';
+import { ProviderNotFound, removeStaleFiles, type ByteRange, type StorageProvider } from './provider.js';
 
 const SAFE_KEY = /^[A-Za-z0-9._\-/]+$/;
 
@@ -87,6 +87,11 @@ export class LocalProvider implements StorageProvider {
     };
     await walk(base);
     return out;
+  }
+
+  /** Temporary files of writes that never finished (a crash between the write and the rename). */
+  sweepTemp(olderThanMs: number): Promise<number> {
+    return removeStaleFiles(this.tmpDir, olderThanMs);
   }
 
   /** Removes directories left empty by a delete, up to the root. */

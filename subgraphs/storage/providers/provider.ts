@@ -1,9 +1,12 @@
 // One interface for the places a bucket's bytes live (DECISIONS §1): `object_store` on local
 // files or the S3 API, `document_library` on Microsoft Graph drives. Keys are opaque and made by
 // the storage module (`<bucket uuid>/<object uuid>/<version>/<filename>`), never by a client.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 
-export type ProviderName = 'object_store' | 'document_library';
+export const PROVIDERS = ['object_store', 'document_library'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
 
 export interface ByteRange {
   /** First byte, inclusive. */
@@ -39,6 +42,11 @@ export interface StorageProvider {
   copy(from: string, to: string): Promise<void>;
   /** Every key under `prefix` (cleanup pass and tests). */
   list(prefix: string): Promise<string[]>;
+  /**
+   * Removes the provider's own temporary files (a write spooled or staged locally) older than
+   * `olderThanMs`: what a process that crashed mid-write left behind. Answers how many.
+   */
+  sweepTemp?(olderThanMs: number): Promise<number>;
   /** Document libraries only: a browser URL to view or edit the document. */
   link?(key: string, req: LinkRequest): Promise<string>;
 }
@@ -60,4 +68,24 @@ export class ProviderFailure extends Error {
     super(message);
     this.name = 'ProviderFailure';
   }
+}
+
+/** Deletes the files directly in `dir` last modified more than `olderThanMs` ago (a missing dir is none). */
+export async function removeStaleFiles(dir: string, olderThanMs: number): Promise<number> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw e;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const st = await fsp.stat(file).catch(() => null);
+    if (!st?.isFile() || Date.now() - st.mtimeMs < olderThanMs) continue;
+    await fsp.rm(file, { force: true });
+    removed++;
+  }
+  return removed;
 }

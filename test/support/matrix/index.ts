@@ -2,7 +2,8 @@
 // GraphQL fields declaring a permission adds its file here (test/support/matrix/<module>.ts).
 import { dataFixture } from './data.js';
 import { secretsFixture } from './secrets.js';
+import { storageFixture } from './storage.js';
 import { authFixture, tenancyFixture } from './tenancy.js';
 import type { ModuleFixture } from './types.js';
 
-export const FIXTURES: readonly ModuleFixture[] = [tenancyFixture, authFixture, dataFixture, secretsFixture];
+export const FIXTURES: readonly ModuleFixture[] = [tenancyFixture, authFixture, dataFixture, secretsFixture, storageFixture];

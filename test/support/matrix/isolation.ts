@@ -13,7 +13,7 @@ import type { RouteSpec } from '../../../subgraphs/core/rest.js';
 import { MODULES } from '../../../subgraphs/modules.js';
 import type { CallResult, TestApp } from '../app.js';
 import { FIXTURES } from './index.js';
-import type { GraphqlProbe, MatrixWorld } from './types.js';
+import { graphqlRequest, type GraphqlProbe, type MatrixWorld } from './types.js';
 
 export interface IsolationWorlds {
   t: TestApp;
@@ -45,11 +45,12 @@ export function restIsolationTests(module: string, worlds: () => IsolationWorlds
   test.each(routes.map((r) => [routeKey(r), r] as const))('%s', async (key, r) => {
     const w = worlds();
     const probe = await FIXTURES.find((f) => f.module === module)!.routes[key](w.victim);
-    const call = (token: string, host: string) => w.t.call(r.method, probe.url, { token, host, body: probe.body });
+    const call = (token: string, host: string) => w.t.call(r.method, probe.url, { token, host, body: probe.body, headers: probe.headers });
     const attack = await call(w.attacker.ownerToken, attackHost(probe.host, w));
     if (attack.status !== 404) throw new Error(`attack from another tenant: expected 404, got ${show(attack)}`);
     const control = await call(w.victim.ownerToken, probe.host);
     if (control.status < 200 || control.status >= 300) throw new Error(`control by the owner: got ${show(control)}`);
+    if (probe.deniedBy?.(control)) throw new Error(`control by the owner: the answer shows a refusal: ${show(control)}`);
   });
 }
 
@@ -80,7 +81,7 @@ export function graphqlIsolationTests(module: string, worlds: () => IsolationWor
     expect(fields.filter((f) => !fixture?.fields[f])).toEqual([]);
   });
   const gql = (w: IsolationWorlds, probe: GraphqlProbe, token: string, host: string) =>
-    w.t.call('POST', '/graphql', { host, token, body: { query: probe.query, variables: probe.variables } });
+    w.t.call('POST', '/graphql', { host, token, ...graphqlRequest(probe) });
   test.each(fields)('%s', async (field) => {
     const w = worlds();
     const probe = await fixture!.fields[field](w.victim);

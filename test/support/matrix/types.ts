@@ -47,11 +47,48 @@ export interface Probe {
   impliedBy?: string[];
   /** What the refused caller gets: 403, or 404 where the service hides the object's existence. */
   denied?: 403 | 404;
+  /** Request headers besides host and authorization (an upload's content type, raw or multipart). */
+  headers?: Record<string, string>;
+  /**
+   * For a route that answers item by item instead of refusing the request (a list that leaves out
+   * what the caller may not see, a batch that reports each refused item): true when the answer
+   * shows the refusal. The refused caller's answer must satisfy it; the allowed caller's must be
+   * 2xx and must not.
+   */
+  deniedBy?: (res: CallResult) => boolean;
 }
 
-export interface GraphqlProbe extends Omit<Probe, 'url' | 'body'> {
+/** A file sent with a GraphQL operation (a GraphQL multipart request, graphql-multipart-request-spec). */
+export interface GraphqlUpload {
+  /** The operation's variable that takes the file. */
+  variable: string;
+  filename: string;
+  content: string;
+  type: string;
+}
+
+export interface GraphqlProbe extends Omit<Probe, 'url' | 'body' | 'headers' | 'deniedBy'> {
   query: string;
   variables?: Record<string, unknown>;
+  /** Sent as a multipart request with this file (and `apollo-require-preflight`). */
+  upload?: GraphqlUpload;
+}
+
+/** The body and headers of a probe's POST /graphql: JSON, or multipart when it carries a file. */
+export function graphqlRequest(probe: Pick<GraphqlProbe, 'query' | 'variables' | 'upload'>): {
+  body: unknown;
+  headers?: Record<string, string>;
+} {
+  if (!probe.upload) return { body: { query: probe.query, variables: probe.variables } };
+  const u = probe.upload;
+  const boundary = `----matrix${Math.random().toString(16).slice(2)}`;
+  const field = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const body =
+    field('operations', JSON.stringify({ query: probe.query, variables: { ...probe.variables, [u.variable]: null } })) +
+    field('map', JSON.stringify({ 0: [`variables.${u.variable}`] })) +
+    `--${boundary}\r\nContent-Disposition: form-data; name="0"; filename="${u.filename}"\r\nContent-Type: ${u.type}\r\n\r\n${u.content}\r\n` +
+    `--${boundary}--\r\n`;
+  return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'apollo-require-preflight': 'true' } };
 }
 
 export type ProbeBuilder<P> = (w: MatrixWorld) => Promise<P>;
