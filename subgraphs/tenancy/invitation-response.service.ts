@@ -140,6 +140,9 @@ async function createAcceptor(tx: Tx, ctx: RequestContext, inv: TokenInvitationR
     });
     return user;
   } catch (e) {
+    if (userRepository.isEmailConflict(e)) {
+      throw errors.conflict('An active account already uses the invited e-mail address.', { email: ['Already in use.'] });
+    }
     if (isUniqueViolation(e)) throw errors.conflict(`The username "${who.username}" is taken.`, { username: ['Already taken.'] });
     throw e;
   }
@@ -151,6 +154,9 @@ export async function acceptInvitation(ctx: RequestContext, token: string, input
   const who = await acceptor(ctx, inv, input);
   const grants = await grantsOf(ctx, inv);
   const user = await ctx.platform.prisma.$transaction(async (tx) => {
+    // First the invitation, so a concurrent accept waits and then finds it used (before it
+    // would create a second account for the same address).
+    if (!(await invitationRepository.lockPending(tx, inv.id))) throw alreadyUsed(invitationStatus(await byToken(ctx, token)));
     const u = who.kind === 'existing' ? who.user : await createAcceptor(tx, ctx, inv, who);
     if (!(await invitationRepository.transition(tx, inv.id, 'accepted', { unexpired: true, acceptedById: u.id }))) {
       throw alreadyUsed(invitationStatus(await byToken(ctx, token)));

@@ -117,6 +117,15 @@ export const invitationRepository = {
    * Moves a pending invitation to `to` (for accept and decline: only while unexpired). False
    * when it was not pending any more: of two concurrent uses, exactly one wins.
    */
+  /**
+   * Locks a pending invitation for the rest of the transaction: a concurrent accept waits here,
+   * then finds it no longer pending. False when it is not pending (or gone).
+   */
+  async lockPending(tx: Tx, id: number): Promise<boolean> {
+    const rows = await tx.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM invitations WHERE id = $1 AND status = 'pending' FOR UPDATE`, id);
+    return rows.length === 1;
+  },
+
   async transition(
     tx: Tx,
     id: number,
