@@ -47,6 +47,12 @@ export interface Probe {
   impliedBy?: string[];
   /** What the refused caller gets: 403, or 404 where the service hides the object's existence. */
   denied?: 403 | 404;
+  /**
+   * What another tenant's owner gets for this request in the isolation probes
+   * (test/support/matrix/isolation.ts): 404 by default; 400 where the seed answers an id of a
+   * request body that is not the tenant's with "does not exist".
+   */
+  hidden?: 400 | 404;
 }
 
 export interface GraphqlProbe extends Omit<Probe, 'url' | 'body'> {
