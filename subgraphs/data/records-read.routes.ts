@@ -2,7 +2,7 @@
 // the query string once into the typed inputs (query/record-list-input.ts) the GraphQL
 // resolvers build from their arguments, and render the REST envelope of the result.
 import type { RouteSpec } from '../core/rest.js';
-import { aggregateRecords, isAggregateQuery } from './query/aggregate.js';
+import { aggregateFromQuery, aggregateRecords, isAggregateQuery } from './query/aggregate.js';
 import { hierarchyRecords, isHierarchyQuery } from './query/hierarchy.js';
 import { recordListFromQuery, recordReadFromQuery } from './query/record-list-input.js';
 import { getRecord, listRecords, type RecordList } from './query/record-read.service.js';
@@ -29,7 +29,7 @@ export const recordReadRoutes: RouteSpec[] = [
     'Records of a datatable: filters (also across relationships), search, sorting, pagination, populate, aggregation',
     (ctx, i) =>
       isAggregateQuery(i.query)
-        ? aggregateRecords(ctx, i.params.app, i.params.name, i.query)
+        ? aggregateRecords(ctx, i.params.app, i.params.name, aggregateFromQuery(i.query))
         : isHierarchyQuery(i.query)
           ? hierarchyRecords(ctx, i.params.app, i.params.name, i.query)
           : listRecords(ctx, i.params.app, i.params.name, recordListFromQuery(i.query)).then(listEnvelope),

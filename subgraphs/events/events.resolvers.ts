@@ -2,8 +2,7 @@
 // function and subscription mutations, calling the same services as the REST routes.
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
-import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
-import type { Query } from '../core/listing.js';
+import { toConnection, type PageArgs } from '../core/graphql/context.js';
 import {
   createFunction,
   deleteFunction,
@@ -108,17 +107,15 @@ export const eventsResolvers: ResolverMap = {
   JSON: JSONResolver,
   App: {
     functions: (app: { id: string }, args: PageArgs, { ctx }) =>
-      listFunctions(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, fromRow)),
+      listFunctions(ctx, app.id, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, fromRow)),
   },
   Function: {
-    invocations: (fn: GraphFunction, args: InvocationArgs, { ctx }) => {
-      const q: Query = pageQuery(args);
-      if (args.status != null) q.status = args.status;
-      if (args.triggerType != null) q.trigger_type = args.triggerType;
-      return listFunctionInvocations(ctx, { id: Number(fn.id), siteId: fn.siteId, appId: fn.appId }, q).then((r) =>
-        toConnection(r, toGraphInvocation),
-      );
-    },
+    invocations: (fn: GraphFunction, args: InvocationArgs, { ctx }) =>
+      listFunctionInvocations(
+        ctx,
+        { id: Number(fn.id), siteId: fn.siteId, appId: fn.appId },
+        { page: args.page, pageSize: args.pageSize, status: args.status, triggerType: args.triggerType },
+      ).then((r) => toConnection(r, toGraphInvocation)),
   },
   Query: {
     events: (_: unknown, __: unknown, { ctx }) => listEventNames(ctx),

@@ -1,5 +1,5 @@
 // REST routes of functions, their execution and invocations (DECISIONS §7). Adapters only.
-import { toPage } from '../core/listing.js';
+import { listInputFromQuery, toPage } from '../core/listing.js';
 import { RestResult, type RouteSpec } from '../core/rest.js';
 import {
   createFunction,
@@ -14,6 +14,7 @@ import {
   executeFunction,
   getInvocation,
   getResult,
+  invocationListFromQuery,
   listInvocations,
   parseExecuteBody,
   toInvocationView,
@@ -36,7 +37,7 @@ export const functionRoutes: RouteSpec[] = [
     permission: 'functions:read',
     summary: 'Functions of an app (paginated)',
     handler: async (ctx, i) => {
-      const { page, count, items } = await listFunctions(ctx, i.params.app, i.query);
+      const { page, count, items } = await listFunctions(ctx, i.params.app, listInputFromQuery(i.query));
       return toPage(
         ctx.baseUrl + i.url,
         page,
@@ -104,7 +105,7 @@ export const functionRoutes: RouteSpec[] = [
     permission: 'functions:read',
     summary: 'Invocations of this site (filters status, function, trigger_type)',
     handler: async (ctx, i) => {
-      const { page, count, items } = await listInvocations(ctx, i.query);
+      const { page, count, items } = await listInvocations(ctx, invocationListFromQuery(i.query));
       return toPage(ctx.baseUrl + i.url, page, count, items.map(toInvocationView));
     },
   }),

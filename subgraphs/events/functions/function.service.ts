@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import type { RequestContext } from '../../core/context.js';
 import { isUniqueViolation } from '../../core/db.js';
 import { errors } from '../../core/errors.js';
-import { parsePage, type Query } from '../../core/listing.js';
+import { pageRequest, type ListInput } from '../../core/listing.js';
 import { isUuid, slugify, withUniqueSlug } from '../../core/slug.js';
 import { can, requireApp, resolveApp, type AppRow } from '../../tenancy/tenancy.api.js';
 import { eventsErrors } from '../events-errors.js';
@@ -69,9 +69,9 @@ export async function appFor(ctx: RequestContext, appRef: string, permission: st
   return app;
 }
 
-export async function listFunctions(ctx: RequestContext, appRef: string, query: Query) {
+export async function listFunctions(ctx: RequestContext, appRef: string, input: ListInput) {
   const app = await appFor(ctx, appRef, 'functions:read');
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const { rows, count } = await repo.list(ctx.platform.pool, app.siteId, app.id, page.pageSize, page.offset);
   return { page, count, items: rows };
 }
