@@ -10,6 +10,7 @@ import {
   updateFunction,
   type FunctionResult,
 } from './functions/function.service.js';
+import { functionFieldsFromBody } from './functions/function-input.js';
 import {
   executeFunction,
   getInvocation,
@@ -52,7 +53,7 @@ export const functionRoutes: RouteSpec[] = [
     permission: 'functions:write',
     status: 201,
     summary: 'Create a function (a proxy function answers its webhook_secret once)',
-    handler: async (ctx, i) => restView(await createFunction(ctx, i.params.app, i.body)),
+    handler: async (ctx, i) => restView(await createFunction(ctx, i.params.app, functionFieldsFromBody(i.body))),
   }),
   route({
     method: 'GET',
@@ -66,14 +67,14 @@ export const functionRoutes: RouteSpec[] = [
     path: FN,
     permission: 'functions:write',
     summary: 'Replace a function',
-    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, i.body, false)),
+    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, functionFieldsFromBody(i.body), false)),
   }),
   route({
     method: 'PATCH',
     path: FN,
     permission: 'functions:write',
     summary: 'Update a function',
-    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, i.body, true)),
+    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, functionFieldsFromBody(i.body), true)),
   }),
   route({
     method: 'DELETE',
