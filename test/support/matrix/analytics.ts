@@ -58,7 +58,10 @@ export const analyticsFixture: ModuleFixture = {
     'Query.analyticsQuery': async (w) =>
       gql(w, `{ analyticsQuery(app: "${w.app.slug}", slug: "${w.state.analyticsQuery}") { slug queryText } }`),
     'Query.analyticsExecutions': async (w) =>
-      gql(w, `{ analyticsExecutions(app: "${w.app.slug}", slug: "${w.state.analyticsQuery}", pageSize: 5) { total items { executionKey } } }`),
+      gql(
+        w,
+        `{ analyticsExecutions(app: "${w.app.slug}", slug: "${w.state.analyticsQuery}", pageSize: 5) { total items { executionKey } } }`,
+      ),
     'Mutation.createAnalyticsQuery': async (w) =>
       gql(w, `mutation ($i: AnalyticsQueryInput!) { createAnalyticsQuery(app: "${w.app.slug}", input: $i) { slug } }`, {
         i: { name: w.unique('Matrix query '), connectionType: 'internal', queryText: 'SELECT 1 AS one' },
@@ -71,8 +74,12 @@ export const analyticsFixture: ModuleFixture = {
     'Mutation.deleteAnalyticsQuery': async (w) =>
       gql(w, `mutation { deleteAnalyticsQuery(app: "${w.app.slug}", slug: "${await freshQuery(w)}") }`),
     'Mutation.executeAnalyticsQuery': async (w) =>
-      gql(w, `mutation ($p: JSON) { executeAnalyticsQuery(app: "${w.app.slug}", slug: "${w.state.analyticsQuery}", params: $p) { total rows executionKey } }`, {
-        p: PARAMS,
-      }),
+      gql(
+        w,
+        `mutation ($p: JSON) { executeAnalyticsQuery(app: "${w.app.slug}", slug: "${w.state.analyticsQuery}", params: $p) { total rows executionKey } }`,
+        {
+          p: PARAMS,
+        },
+      ),
   },
 };

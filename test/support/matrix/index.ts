@@ -7,4 +7,11 @@ import { secretsFixture } from './secrets.js';
 import { authFixture, tenancyFixture } from './tenancy.js';
 import type { ModuleFixture } from './types.js';
 
-export const FIXTURES: readonly ModuleFixture[] = [tenancyFixture, authFixture, dataFixture, secretsFixture, analyticsFixture, eventsFixture];
+export const FIXTURES: readonly ModuleFixture[] = [
+  tenancyFixture,
+  authFixture,
+  dataFixture,
+  secretsFixture,
+  analyticsFixture,
+  eventsFixture,
+];
