@@ -3,9 +3,9 @@
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import { isAppError } from '../core/errors.js';
-import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
-import { parsePage } from '../core/listing.js';
+import { toConnection, type PageArgs } from '../core/graphql/context.js';
 import { executeQuery, listExecutions, type ExecutionView } from './query/execute.service.js';
+import type { QueryInput } from './query/query-input.js';
 import { createQuery, deleteQuery, getQuery, listQueries, updateQuery, type AnalyticsQueryView } from './query/query.service.js';
 
 /** The REST view under GraphQL's field names. */
@@ -34,38 +34,12 @@ const toGraphExecution = (e: ExecutionView) => ({
   createdAt: e.created_at,
 });
 
-interface QueryInput {
-  name?: string | null;
-  description?: string | null;
-  connectionType?: string | null;
-  secretKey?: string | null;
-  queryText?: string | null;
-  tags?: string[] | null;
-}
-
-/** GraphQL input → the REST body the same parser reads (absent fields stay absent). */
-function toBody(input: QueryInput): Record<string, unknown> {
-  const map: Record<string, keyof QueryInput> = {
-    name: 'name',
-    description: 'description',
-    connection_type: 'connectionType',
-    secret_key: 'secretKey',
-    query_text: 'queryText',
-    tags: 'tags',
-  };
-  const body: Record<string, unknown> = {};
-  for (const [rest, gql] of Object.entries(map)) if (input[gql] !== undefined) body[rest] = input[gql];
-  return body;
-}
-
 export const analyticsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   App: {
     queries: (app: { id: string }, args: PageArgs, { ctx }) =>
-      listQueries(ctx, app.id, parsePage(pageQuery(args))).then((r) =>
-        toConnection({ page: r.page, count: r.total, items: r.items }, toGraphQuery),
-      ),
+      listQueries(ctx, app.id, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, toGraphQuery)),
   },
   Query: {
     analyticsQuery: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
@@ -77,15 +51,13 @@ export const analyticsResolvers: ResolverMap = {
       }
     },
     analyticsExecutions: (_: unknown, args: { app: string; slug: string } & PageArgs, { ctx }) =>
-      listExecutions(ctx, args.app, args.slug, parsePage(pageQuery(args))).then((r) =>
-        toConnection({ page: r.page, count: r.total, items: r.items }, toGraphExecution),
-      ),
+      listExecutions(ctx, args.app, args.slug, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, toGraphExecution)),
   },
   Mutation: {
     createAnalyticsQuery: async (_: unknown, args: { app: string; input: QueryInput }, { ctx }) =>
-      toGraphQuery(await createQuery(ctx, args.app, toBody(args.input))),
+      toGraphQuery(await createQuery(ctx, args.app, args.input)),
     updateAnalyticsQuery: async (_: unknown, args: { app: string; slug: string; input: QueryInput }, { ctx }) =>
-      toGraphQuery(await updateQuery(ctx, args.app, args.slug, toBody(args.input))),
+      toGraphQuery(await updateQuery(ctx, args.app, args.slug, args.input)),
     deleteAnalyticsQuery: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
       await deleteQuery(ctx, args.app, args.slug);
       return true;

@@ -1,13 +1,13 @@
-// Data subgraph resolvers (records-read): `records` and `record` (DECISIONS §11). `record` maps
-// its arguments to the typed read; `records` still becomes the REST query the list service
-// parses against the table's model (filters are named after the table's fields), so both
-// transports answer alike.
+// Data subgraph resolvers (records-read): `records` and `record` (DECISIONS §11), mapping their
+// arguments straight to the typed read inputs the REST routes parse their query into
+// (query/record-list-input.ts), so both transports answer alike.
 import type { ResolverMap } from '../core/graphql/resolvers.js';
-import type { Query } from '../core/listing.js';
 import { toGraphRecord } from './query/graph-record.js';
+import { deletedModeOf, type DeletedFlags } from './query/list-params.js';
+import type { RecordListInput } from './query/record-list-input.js';
 import { findRecord, listRecords } from './query/record-read.service.js';
 
-interface RecordsArgs {
+interface RecordsArgs extends DeletedFlags {
   app: string;
   table: string;
   filter?: unknown;
@@ -15,26 +15,24 @@ interface RecordsArgs {
   search?: string | null;
   page?: number | null;
   pageSize?: number | null;
-  includeDeleted?: boolean | null;
-  onlyDeleted?: boolean | null;
 }
 
-function recordsQuery(args: RecordsArgs): Query {
-  const q: Query = {};
-  if (args.filter != null) q.filter = JSON.stringify(args.filter);
-  if (args.sort != null && args.sort.length > 0) q.ordering = args.sort.join(',');
-  if (args.search != null) q.search = args.search;
-  if (args.page != null) q.page = String(args.page);
-  if (args.pageSize != null) q.page_size = String(args.pageSize);
-  if (args.includeDeleted) q.include_deleted = 'true';
-  if (args.onlyDeleted) q.only_deleted = 'true';
-  return q;
+function recordsInput(args: RecordsArgs): RecordListInput {
+  return {
+    where: args.filter ?? undefined,
+    // `sort: ["-views", "title"]` is the ordering `-views,title`.
+    ordering: args.sort != null && args.sort.length > 0 ? args.sort.join(',') : undefined,
+    search: args.search,
+    page: args.page,
+    pageSize: args.pageSize,
+    deleted: deletedModeOf(args),
+  };
 }
 
 export const recordReadResolvers: ResolverMap = {
   Query: {
     records: async (_: unknown, args: RecordsArgs, { ctx }) => {
-      const list = await listRecords(ctx, args.app, args.table, recordsQuery(args));
+      const list = await listRecords(ctx, args.app, args.table, recordsInput(args));
       const { offset, limit } = list.paging;
       return {
         items: list.records.map((r) => toGraphRecord(list.table, r)),
@@ -44,7 +42,7 @@ export const recordReadResolvers: ResolverMap = {
       };
     },
     record: async (_: unknown, args: { app: string; table: string; id: string; includeDeleted?: boolean | null }, { ctx }) => {
-      const { table, record } = await findRecord(ctx, args.app, args.table, args.id, args.includeDeleted ? 'include' : 'exclude');
+      const { table, record } = await findRecord(ctx, args.app, args.table, args.id, { deleted: deletedModeOf(args) });
       return record ? toGraphRecord(table, record) : null;
     },
   },

@@ -1,11 +1,20 @@
 // REST routes of record writes (docs/data-service.md "Records", "Envelopes"): adapters that
-// parse the query string and call one service function each.
+// parse the query string and body into the typed write inputs (records/write-params.ts) the
+// GraphQL mutations build from their arguments, call one service function each and render the
+// REST envelope.
 import { RestResult, type RouteSpec } from '../core/rest.js';
 import { param, type Query } from '../core/listing.js';
 import { dataErrors } from './data-errors.js';
 import { filterEntries } from './query/filter.js';
 import { parseDeleted } from './query/list-params.js';
-import { deleteOptions, idList, parseFilterParam } from './records/write-params.js';
+import {
+  deleteFlagsFromQuery,
+  deleteOptionsOf,
+  idList,
+  parseFilterParam,
+  recordsFromBody,
+  uniqueFieldsFromQuery,
+} from './records/write-params.js';
 import { upsertRecords } from './records/record-upsert.service.js';
 import {
   createRecords,
@@ -46,15 +55,14 @@ const ok = (message: string, data: unknown, extra: Record<string, unknown> = {})
 
 export const recordWriteRoutes: RouteSpec[] = [
   route('POST', DATA, 'Create a record (object) or several (array, all or nothing)', async (ctx, i) => {
-    const { records, many } = await createRecords(ctx, i.params.app, i.params.name, i.body);
+    const { records, many } = await createRecords(ctx, i.params.app, i.params.name, recordsFromBody(i.body));
     return many ? ok(`${records.length} records created successfully.`, records) : ok('Record created successfully.', records[0]);
   }),
   route('POST', DATA + 'upsert/', 'Update the record matching `unique_fields`, else create it (object or array)', async (ctx, i) => {
-    const names = (param(i.query, 'unique_fields') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const r = await upsertRecords(ctx, i.params.app, i.params.name, i.body, names);
+    const r = await upsertRecords(ctx, i.params.app, i.params.name, {
+      ...recordsFromBody(i.body),
+      uniqueFields: uniqueFieldsFromQuery(i.query),
+    });
     const anyCreated = r.created.some(Boolean);
     const body = r.many
       ? ok(`${r.records.length} records upserted successfully.`, r.records, { created: r.created })
@@ -75,7 +83,7 @@ export const recordWriteRoutes: RouteSpec[] = [
     return ok(`${total} records updated successfully.`, records, { total });
   }),
   route('DELETE', DATA + ':id/', 'Delete one record (soft when the table has is_deleted, unless hard_delete)', async (ctx, i) => {
-    await deleteRecord(ctx, i.params.app, i.params.name, i.params.id, deleteOptions(i.query));
+    await deleteRecord(ctx, i.params.app, i.params.name, i.params.id, deleteOptionsOf(deleteFlagsFromQuery(i.query)));
     return undefined;
   }),
   route(
@@ -83,7 +91,7 @@ export const recordWriteRoutes: RouteSpec[] = [
     DATA,
     'Delete records by `ids` or by `filter`',
     async (ctx, i) => {
-      const opts = deleteOptions(i.query);
+      const opts = deleteOptionsOf(deleteFlagsFromQuery(i.query));
       if (i.query.ids !== undefined) {
         const r = await deleteByIds(ctx, i.params.app, i.params.name, idList(i.query), opts);
         return ok(`${r.deleted} records deleted successfully.`, undefined, { deleted: r.deleted, ids: r.ids });

@@ -6,7 +6,6 @@
 import DataLoader from 'dataloader';
 import type { RequestContext } from './../core/context.js';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
-import type { Query } from '../core/listing.js';
 import { dataErrors } from './data-errors.js';
 import type { DataRecord } from './model/codec.js';
 import type { DataTable } from './model/table-model.js';
@@ -120,11 +119,12 @@ export const relationResolvers: ResolverMap = {
   },
   Query: {
     aggregate: (_: unknown, args: AggregateArgs, { ctx }) => {
-      const q: Query = { _aggregate: args.aggregate.join(',') };
-      if (args.groupBy?.length) q._group_by = args.groupBy.join(',');
-      if (args.having?.length) q._having = args.having;
-      if (args.filter != null) q.filter = JSON.stringify(args.filter);
-      return aggregateRecords(ctx, args.app, args.table, q);
+      return aggregateRecords(ctx, args.app, args.table, {
+        aggregate: args.aggregate.join(','),
+        groupBy: args.groupBy?.length ? args.groupBy.join(',') : undefined,
+        having: args.having ?? [],
+        where: args.filter ?? undefined,
+      });
     },
   },
 };

@@ -2,8 +2,7 @@
 // function and subscription mutations, calling the same services as the REST routes.
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
-import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
-import type { Query } from '../core/listing.js';
+import { toConnection, type PageArgs } from '../core/graphql/context.js';
 import {
   createFunction,
   deleteFunction,
@@ -12,6 +11,7 @@ import {
   type FunctionRow,
   type FunctionView,
 } from './functions/function.service.js';
+import type { FunctionFields } from './functions/function-input.js';
 import type { InvocationRow } from './invocations/invocation.repository.js';
 import { executeFunction, listFunctionInvocations, parseExecuteBody } from './invocations/invocation.service.js';
 import { listEventNames, subscribe, toSubscriptionView, unsubscribe } from './subscriptions/subscription.service.js';
@@ -84,20 +84,6 @@ const toGraphInvocation = (i: InvocationRow) => ({
   createdAt: i.created_at,
 });
 
-/** GraphQL input (camelCase) as the REST body the service parses (snake_case). */
-function toBody(input: Record<string, unknown>): Record<string, unknown> {
-  const names: Record<string, string> = {
-    executionMode: 'execution_mode',
-    webhookUrl: 'webhook_url',
-    systemFunction: 'system_function',
-    timeoutSeconds: 'timeout_seconds',
-    filterConditions: 'filter_conditions',
-    isActive: 'is_active',
-    isPublic: 'is_public',
-  };
-  return Object.fromEntries(Object.entries(input).map(([k, v]) => [names[k] ?? k, v]));
-}
-
 interface InvocationArgs extends PageArgs {
   status?: string | null;
   triggerType?: string | null;
@@ -108,32 +94,30 @@ export const eventsResolvers: ResolverMap = {
   JSON: JSONResolver,
   App: {
     functions: (app: { id: string }, args: PageArgs, { ctx }) =>
-      listFunctions(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, fromRow)),
+      listFunctions(ctx, app.id, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, fromRow)),
   },
   Function: {
-    invocations: (fn: GraphFunction, args: InvocationArgs, { ctx }) => {
-      const q: Query = pageQuery(args);
-      if (args.status != null) q.status = args.status;
-      if (args.triggerType != null) q.trigger_type = args.triggerType;
-      return listFunctionInvocations(ctx, { id: Number(fn.id), siteId: fn.siteId, appId: fn.appId }, q).then((r) =>
-        toConnection(r, toGraphInvocation),
-      );
-    },
+    invocations: (fn: GraphFunction, args: InvocationArgs, { ctx }) =>
+      listFunctionInvocations(
+        ctx,
+        { id: Number(fn.id), siteId: fn.siteId, appId: fn.appId },
+        { page: args.page, pageSize: args.pageSize, status: args.status, triggerType: args.triggerType },
+      ).then((r) => toConnection(r, toGraphInvocation)),
   },
   Query: {
     events: (_: unknown, __: unknown, { ctx }) => listEventNames(ctx),
   },
   Mutation: {
-    createFunction: async (_: unknown, args: { app: string; input: Record<string, unknown> }, { ctx }) => {
-      const { view, siteId, appId } = await createFunction(ctx, args.app, toBody(args.input)).then((v) => ({
+    createFunction: async (_: unknown, args: { app: string; input: FunctionFields }, { ctx }) => {
+      const { view, siteId, appId } = await createFunction(ctx, args.app, args.input).then((v) => ({
         view: v,
         siteId: v.site_id,
         appId: v.app_id,
       }));
       return { function: fromView(view, siteId, appId), webhookSecret: view.webhook_secret ?? null };
     },
-    updateFunction: async (_: unknown, args: { app: string; slug: string; input: Record<string, unknown> }, { ctx }) => {
-      const v = await updateFunction(ctx, args.app, args.slug, toBody(args.input), true);
+    updateFunction: async (_: unknown, args: { app: string; slug: string; input: FunctionFields }, { ctx }) => {
+      const v = await updateFunction(ctx, args.app, args.slug, args.input, true);
       return fromView(v, v.site_id, v.app_id);
     },
     deleteFunction: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {

@@ -1,5 +1,5 @@
 // REST routes of functions, their execution and invocations (DECISIONS §7). Adapters only.
-import { toPage } from '../core/listing.js';
+import { listInputFromQuery, toPage } from '../core/listing.js';
 import { RestResult, type RouteSpec } from '../core/rest.js';
 import {
   createFunction,
@@ -10,10 +10,12 @@ import {
   updateFunction,
   type FunctionResult,
 } from './functions/function.service.js';
+import { functionFieldsFromBody } from './functions/function-input.js';
 import {
   executeFunction,
   getInvocation,
   getResult,
+  invocationListFromQuery,
   listInvocations,
   parseExecuteBody,
   toInvocationView,
@@ -36,7 +38,7 @@ export const functionRoutes: RouteSpec[] = [
     permission: 'functions:read',
     summary: 'Functions of an app (paginated)',
     handler: async (ctx, i) => {
-      const { page, count, items } = await listFunctions(ctx, i.params.app, i.query);
+      const { page, count, items } = await listFunctions(ctx, i.params.app, listInputFromQuery(i.query));
       return toPage(
         ctx.baseUrl + i.url,
         page,
@@ -51,7 +53,7 @@ export const functionRoutes: RouteSpec[] = [
     permission: 'functions:write',
     status: 201,
     summary: 'Create a function (a proxy function answers its webhook_secret once)',
-    handler: async (ctx, i) => restView(await createFunction(ctx, i.params.app, i.body)),
+    handler: async (ctx, i) => restView(await createFunction(ctx, i.params.app, functionFieldsFromBody(i.body))),
   }),
   route({
     method: 'GET',
@@ -65,14 +67,14 @@ export const functionRoutes: RouteSpec[] = [
     path: FN,
     permission: 'functions:write',
     summary: 'Replace a function',
-    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, i.body, false)),
+    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, functionFieldsFromBody(i.body), false)),
   }),
   route({
     method: 'PATCH',
     path: FN,
     permission: 'functions:write',
     summary: 'Update a function',
-    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, i.body, true)),
+    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, functionFieldsFromBody(i.body), true)),
   }),
   route({
     method: 'DELETE',
@@ -104,7 +106,7 @@ export const functionRoutes: RouteSpec[] = [
     permission: 'functions:read',
     summary: 'Invocations of this site (filters status, function, trigger_type)',
     handler: async (ctx, i) => {
-      const { page, count, items } = await listInvocations(ctx, i.query);
+      const { page, count, items } = await listInvocations(ctx, invocationListFromQuery(i.query));
       return toPage(ctx.baseUrl + i.url, page, count, items.map(toInvocationView));
     },
   }),

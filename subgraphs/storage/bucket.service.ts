@@ -5,7 +5,7 @@ import type { RequestContext } from '../core/context.js';
 import { withTransaction } from '../core/db.js';
 import { isUniqueViolation, mapDbError } from '../core/db-errors.js';
 import { errors } from '../core/errors.js';
-import { parsePage, type Query } from '../core/listing.js';
+import { pageRequest, type ListInput } from '../core/listing.js';
 import { slugify } from '../core/slug.js';
 import { findSiteApp, type AppRow } from '../tenancy/tenancy.api.js';
 import { cleanupInBackground } from './cleanup.js';
@@ -166,11 +166,11 @@ export async function createBucket(ctx: RequestContext, appRef: string, input: C
  * Buckets of an app the caller may see: all of them with `storage:read` (or as staff or the
  * app's API key); otherwise the public ones and the caller's own.
  */
-export async function listBuckets(ctx: RequestContext, appRef: string, query: Query) {
+export async function listBuckets(ctx: RequestContext, appRef: string, input: ListInput) {
   const app = await findSiteApp(ctx, appRef);
   // Only those who can see the site list its buckets (public ones stay readable by path).
   if (!(await seesSite(ctx, app.siteId))) throw storageErrors.bucketNotFound();
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const all = await mayAccess(ctx, { siteId: app.siteId, appId: app.id, visibility: 'private', createdById: null }, 'read');
   const { rows, count } = await repo.listBuckets(ctx.platform.pool, app.siteId, app.id, all ? null : { userId: userIdOf(ctx) }, page);
   return { page, count, items: rows };

@@ -2,7 +2,7 @@
 // document-library view/edit links.
 import type { RequestContext } from '../core/context.js';
 import { errors, isAppError } from '../core/errors.js';
-import { param, parsePage, type Query } from '../core/listing.js';
+import { pageRequest, type ListInput, type Query } from '../core/listing.js';
 import { bucketFor, findBucket, type BucketTarget } from './bucket.service.js';
 import { isDocEditable } from './mime.js';
 import { buildObjectFilter, parseOrderingParam } from './object-filters.js';
@@ -35,11 +35,12 @@ async function listTarget(ctx: RequestContext, appRef: string, bucketSlug: strin
   return { app, bucket, publicOnly: !full };
 }
 
-export async function listObjects(ctx: RequestContext, appRef: string, bucketSlug: string, query: Query, full = false) {
+/** A page of a bucket's objects: `input` the page and ordering, `filters` the object filters (REST parameter names). */
+export async function listObjects(ctx: RequestContext, appRef: string, bucketSlug: string, input: ListInput, filters: Query, full = false) {
   const { app, bucket, publicOnly } = await listTarget(ctx, appRef, bucketSlug);
-  const page = parsePage(query, LIST_DEFAULTS);
-  const where = buildObjectFilter(query, { siteId: bucket.siteId, bucketId: bucket.id, userId: userIdOf(ctx), publicOnly });
-  const orderBy = parseOrderingParam(param(query, 'ordering'));
+  const page = pageRequest(input, LIST_DEFAULTS);
+  const where = buildObjectFilter(filters, { siteId: bucket.siteId, bucketId: bucket.id, userId: userIdOf(ctx), publicOnly });
+  const orderBy = parseOrderingParam(input.ordering ?? undefined);
   const { rows, count } = await repo.listObjects(ctx.platform.pool, where, orderBy, page, full);
   return { app, bucket, page, count, rows };
 }

@@ -5,7 +5,7 @@ import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-minimal';
 import type { RequestContext } from '../core/context.js';
-import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.js';
+import { toConnection, type PageArgs } from '../core/graphql/context.js';
 import type { Query } from '../core/listing.js';
 import { createBucket, deleteBucket, listBuckets, toBucketView, updateBucket, type BucketView } from './bucket.service.js';
 import { listObjects } from './list.service.js';
@@ -36,9 +36,9 @@ const objectOut = (o: ObjectView) => ({
   modifiedBy: o.modified_by,
 });
 
-/** `filter` (the REST list parameters as an object) as the REST query. */
-function filterQuery(filter: unknown, args: PageArgs & { ordering?: string | null }): Query {
-  const q: Query = pageQuery(args);
+/** `filter` (the REST list parameters as an object) as the object filters of listObjects. */
+function filterQuery(filter: unknown): Query {
+  const q: Query = {};
   if (filter != null) {
     if (typeof filter !== 'object' || Array.isArray(filter)) throw storageErrors.validation({ filter: ['must be an object'] });
     const entries = Object.entries(filter as Record<string, unknown>);
@@ -50,7 +50,6 @@ function filterQuery(filter: unknown, args: PageArgs & { ordering?: string | nul
       q[k] = String(v);
     }
   }
-  if (args.ordering != null) q.ordering = args.ordering;
   return q;
 }
 
@@ -63,11 +62,14 @@ export const storageResolvers: ResolverMap = {
   Upload: GraphQLUpload,
   App: {
     buckets: (app: { id: string }, args: PageArgs, { ctx }: Ctx) =>
-      listBuckets(ctx, app.id, pageQuery(args)).then((r) => toConnection(r, (b: BucketRow) => bucketOut(app.id, b))),
+      listBuckets(ctx, app.id, { page: args.page, pageSize: args.pageSize }).then((r) =>
+        toConnection(r, (b: BucketRow) => bucketOut(app.id, b)),
+      ),
   },
   Bucket: {
     objects: async (bucket: BucketParent, args: PageArgs & { filter?: unknown; ordering?: string | null }, { ctx }: Ctx) => {
-      const r = await listObjects(ctx, bucket.appRef, bucket.slug, filterQuery(args.filter, args), true);
+      const input = { page: args.page, pageSize: args.pageSize, ordering: args.ordering };
+      const r = await listObjects(ctx, bucket.appRef, bucket.slug, input, filterQuery(args.filter), true);
       const t = { app: r.app, bucket: r.bucket };
       return toConnection({ page: r.page, count: r.count, items: r.rows }, (o) => objectOut(toObjectView(ctx, t, o)));
     },

@@ -1,7 +1,7 @@
 // REST adapters of the storage module (seed 2 "Storage", DECISIONS §8). Upload routes take the
 // raw request stream (`rawBody`): Fastify neither parses nor buffers their bodies.
 import { errors } from '../core/errors.js';
-import { param } from '../core/listing.js';
+import { listInputFromQuery, param } from '../core/listing.js';
 import { RestResult, type RestInput, type RouteSpec } from '../core/rest.js';
 import { createBucket, deleteBucket, getBucket, listBuckets, toBucketRest, updateBucket } from './bucket.service.js';
 import { batchDelete, legacySearch, listObjects, toListItem, viewEditLink } from './list.service.js';
@@ -75,7 +75,7 @@ async function viewEditResult(ctx: RequestContext, i: RestInput, key: string, mo
 
 export const storageRoutes: RouteSpec[] = [
   route('GET', BUCKETS, 'storage:read', 'Buckets of an app', async (ctx, i) => {
-    const r = await listBuckets(ctx, i.params.app, i.query);
+    const r = await listBuckets(ctx, i.params.app, listInputFromQuery(i.query));
     return {
       status: 'success',
       message: 'Buckets.',
@@ -101,7 +101,7 @@ export const storageRoutes: RouteSpec[] = [
   }),
 
   route('GET', OBJECTS, 'storage:read', 'Objects of a bucket, filtered and paginated', async (ctx, i) => {
-    const r = await listObjects(ctx, i.params.app, i.params.bucket, i.query);
+    const r = await listObjects(ctx, i.params.app, i.params.bucket, listInputFromQuery(i.query), i.query);
     return {
       status: 'success',
       message: 'Objects.',

@@ -5,6 +5,9 @@
 import { startTestApp, type TestApp } from '../support/app.js';
 import { createTables } from '../support/datatables.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
+import { restIsolationTests, graphqlIsolationTests, type IsolationWorlds } from '../support/matrix/isolation.js';
+import { buildWorld } from '../support/matrix/world.js';
+import { startPlatformIn } from './graphql-fixtures.js';
 import { runInternal } from '../../subgraphs/analytics/engines/internal.js';
 
 const A = 'a.analytics-iso.test';
@@ -123,4 +126,20 @@ describe('internal queries of site B', () => {
     await expect(runInternal(t.platform, target, req('SELECT * FROM public.users'))).rejects.toMatchObject({ code: '42501' });
     await expect(runInternal(t.platform, target, req('SELECT count(*) AS n FROM web_notes'))).resolves.toMatchObject({ rows: [{ n: 0 }] });
   });
+});
+
+// Probes that reach the check (issue 16 item 3): each a complete request built by the
+// permission matrix's fixtures (test/support/matrix/analytics.ts) against a victim tenant, sent by
+// another tenant's owner (404) and then by the victim's owner (must succeed), route by route
+// and field by field: another site's query (by slug, its app by slug or UUID), its execution and its executions list.
+describe.each(['in-process', 'distributed'] as const)('probes that reach the check (%s)', (mode) => {
+  let platform: Awaited<ReturnType<typeof startPlatformIn>>;
+  let worlds: IsolationWorlds;
+  beforeAll(async () => {
+    platform = await startPlatformIn(mode);
+    worlds = { t: platform.t, attacker: await buildWorld(platform.t, 'atk'), victim: await buildWorld(platform.t, 'vic') };
+  }, 180_000);
+  afterAll(() => platform?.close());
+  if (mode === 'in-process') describe('REST: every object route', () => restIsolationTests('analytics', () => worlds));
+  describe('GraphQL: every Query and Mutation field taking an identifier', () => graphqlIsolationTests('analytics', () => worlds));
 });

@@ -3,6 +3,9 @@
 // request by the owner that succeeds, per route.
 import { startTestApp, type TestApp } from '../support/app.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
+import { restIsolationTests, graphqlIsolationTests, type IsolationWorlds } from '../support/matrix/isolation.js';
+import { buildWorld } from '../support/matrix/world.js';
+import { startPlatformIn } from './graphql-fixtures.js';
 
 const A = 'a.iso-events.test';
 const B = 'b.iso-events.test';
@@ -76,4 +79,20 @@ it("the invocation list shows only this site's runs", async () => {
   expect(r.body.results.map((i: { id: number }) => i.id)).toContain(invA.id);
   expect(r.body.results.every((i: { function: number }) => i.function === fnA)).toBe(true);
   expect((await t.call('GET', `/api/invocations/?function=${fnB}`, { token: tokA, host: A })).body.count).toBe(0);
+});
+
+// Probes that reach the check (issue 16 item 3): each a complete request built by the
+// permission matrix's fixtures (test/support/matrix/events.ts) against a victim tenant, sent by
+// another tenant's owner (404, or 400 "does not exist" for a function id in a body) and then by the victim's owner (must succeed), route by route
+// and field by field: another site's functions, runs, invocations, results and subscriptions.
+describe.each(['in-process', 'distributed'] as const)('probes that reach the check (%s)', (mode) => {
+  let platform: Awaited<ReturnType<typeof startPlatformIn>>;
+  let worlds: IsolationWorlds;
+  beforeAll(async () => {
+    platform = await startPlatformIn(mode);
+    worlds = { t: platform.t, attacker: await buildWorld(platform.t, 'atk'), victim: await buildWorld(platform.t, 'vic') };
+  }, 180_000);
+  afterAll(() => platform?.close());
+  if (mode === 'in-process') describe('REST: every object route', () => restIsolationTests('events', () => worlds));
+  describe('GraphQL: every Query and Mutation field taking an identifier', () => graphqlIsolationTests('events', () => worlds));
 });

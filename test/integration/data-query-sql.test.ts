@@ -6,6 +6,7 @@ import { columnTypeOf } from '../../subgraphs/data/model/field-parse.js';
 import { rowToRecord } from '../../subgraphs/data/model/codec.js';
 import { parsePackage } from '../../subgraphs/data/model/schema-parse.js';
 import type { DataTable, Provider } from '../../subgraphs/data/model/table-model.js';
+import { recordListFromQuery as fromQuery } from '../../subgraphs/data/query/record-list-input.js';
 import { listSpec } from '../../subgraphs/data/query/record-read.service.js';
 import { countSql, getSql, listSql } from '../../subgraphs/data/query/select-builder.js';
 import { ident, RECORD_TYPES } from '../../subgraphs/data/sql.js';
@@ -75,7 +76,7 @@ afterAll(async () => {
 
 async function list(provider: Provider, query: Record<string, string>) {
   const table = tables[provider];
-  const spec = listSpec(table, { include_deleted: 'true', ...query });
+  const spec = listSpec(table, fromQuery({ include_deleted: 'true', ...query }));
   const sql = listSql(table, spec);
   const res = await pool.query({ text: sql.text, values: sql.values, types: RECORD_TYPES });
   const records = res.rows.map((r) => rowToRecord(table, r));
@@ -105,7 +106,7 @@ describe.each(['flat_table', 'jsonb'] as Provider[])('%s provider', (provider) =
   it('soft delete: exclude by default, include, only', async () => {
     const table = tables[provider];
     const run = async (q: Record<string, string>) => {
-      const sql = listSql(table, listSpec(table, q));
+      const sql = listSql(table, listSpec(table, fromQuery(q)));
       return sorted(
         (await pool.query({ text: sql.text, values: sql.values, types: RECORD_TYPES })).rows.map((r) => rowToRecord(table, r).id),
       );

@@ -4,6 +4,7 @@ import { AppError } from '../../subgraphs/core/errors.js';
 import { parsePackage } from '../../subgraphs/data/model/schema-parse.js';
 import type { DataTable, Provider } from '../../subgraphs/data/model/table-model.js';
 import { parseDeleted, parsePaging, parseSearch, parseSort, refuseLater } from '../../subgraphs/data/query/list-params.js';
+import { recordListFromQuery as fromQuery } from '../../subgraphs/data/query/record-list-input.js';
 import { listSpec } from '../../subgraphs/data/query/record-read.service.js';
 import { getSql, listSql } from '../../subgraphs/data/query/select-builder.js';
 
@@ -139,7 +140,7 @@ describe('sorting, search, soft delete, later parameters', () => {
 
 describe('SELECT texts', () => {
   it('a flat page: named columns, window total, key tie-break, bound limit and offset', () => {
-    const sql = listSql(flat, listSpec(flat, { views__gte: '3', ordering: '-views', page: '2', page_size: '10' }));
+    const sql = listSql(flat, listSpec(flat, fromQuery({ views__gte: '3', ordering: '-views', page: '2', page_size: '10' })));
     expect(sql.text).toBe(
       'SELECT "t"."id", "t"."title", "t"."body", "t"."views", "t"."is_deleted", count(*) OVER () AS "__total" FROM "s1"."app_posts" AS "t" ' +
         'WHERE "t"."is_deleted" = false AND "t"."views" >= $1::bigint ORDER BY "t"."views" DESC, "t"."id" LIMIT $2 OFFSET $3',
@@ -149,7 +150,7 @@ describe('SELECT texts', () => {
 
   it('a jsonb page: the store rows of the table, insertion order', () => {
     const store = tableOf('jsonb');
-    const sql = listSql(store, listSpec(store, {}));
+    const sql = listSql(store, listSpec(store, fromQuery({})));
     expect(sql.text).toBe(
       `SELECT "t"."record_id", "t"."data", "t"."seq", count(*) OVER () AS "__total" FROM "s1"."_jsonb_app_2" AS "t" ` +
         `WHERE "t"."table_id" = $1 AND coalesce(("t"."data"->>'is_deleted')::boolean, false) = false ORDER BY "t"."seq" LIMIT $2 OFFSET $3`,
@@ -158,7 +159,7 @@ describe('SELECT texts', () => {
   });
 
   it('a search: websearch_to_tsquery, rank, excerpt over the page only, rank order', () => {
-    const sql = listSql(flat, listSpec(flat, { search: 'cats' }));
+    const sql = listSql(flat, listSpec(flat, fromQuery({ search: 'cats' })));
     expect(sql.text).toContain(`"t"."search_vector" @@ websearch_to_tsquery($1::regconfig, $2)`);
     expect(sql.text).toContain(`ts_rank("t"."search_vector", websearch_to_tsquery($1::regconfig, $2)) AS "rank"`);
     expect(sql.text).toMatch(
@@ -166,7 +167,7 @@ describe('SELECT texts', () => {
     );
     expect(sql.values).toEqual(['english', 'cats', 100, 0]);
     const store = tableOf('jsonb');
-    expect(listSql(store, listSpec(store, { search: 'x' })).text).toContain(
+    expect(listSql(store, listSpec(store, fromQuery({ search: 'x' }))).text).toContain(
       `|| setweight(to_tsvector($1::regconfig, coalesce(("t"."data"->>'body'), '')), 'B')`,
     );
   });

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { RequestContext } from '../../core/context.js';
 import { isAppError } from '../../core/errors.js';
-import { parsePage, type PageRequest, type Query } from '../../core/listing.js';
+import { pageRequest, type ListInput, type ListResult } from '../../core/listing.js';
 import { physicalTableNames } from '../../data/data.api.js';
 import { readConnectionSecret } from '../../secrets/secrets.api.js';
 import { analyticsErrors } from '../analytics-errors.js';
@@ -167,13 +167,15 @@ const toExecutionView = (r: ExecutionRow): ExecutionView => ({
   created_at: r.createdAt.toISOString(),
 });
 
-export async function listExecutions(ctx: RequestContext, appRef: string, slug: string, page: PageRequest) {
+/** The executions of a query, newest first, a page of them. */
+export async function listExecutions(
+  ctx: RequestContext,
+  appRef: string,
+  slug: string,
+  input: ListInput,
+): Promise<ListResult<ExecutionView>> {
   const { row, site } = await loadQuery(ctx, appRef, slug, 'analytics:read');
+  const page = pageRequest(input);
   const { rows, total } = await executionRepository.page(ctx.platform.pool, site.id, row.id, page.pageSize, page.offset);
-  return { items: rows.map(toExecutionView), total, page };
-}
-
-export async function listExecutionsRest(ctx: RequestContext, appRef: string, slug: string, query: Query) {
-  const r = await listExecutions(ctx, appRef, slug, parsePage(query));
-  return { status: 'success', message: 'Executions retrieved.', data: r.items, total: r.total };
+  return { items: rows.map(toExecutionView), count: total, page };
 }

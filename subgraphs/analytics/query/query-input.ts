@@ -1,5 +1,5 @@
-// The writable fields of an analytics query (seed 2 "Analytics query"), parsed once from a
-// REST body or GraphQL input into a typed value; every field bounded.
+// The writable fields of an analytics query (seed 2 "Analytics query"): a REST body or the
+// GraphQL input, both as the typed QueryInput, checked once into QueryFields; every field bounded.
 import type { FieldErrors } from '../../core/errors.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 import { analyticsErrors } from '../analytics-errors.js';
@@ -8,17 +8,59 @@ import type { ConnectionType, QueryFields } from './query.repository.js';
 
 export const FIELD_LIMITS = { name: 200, description: 2000, secretKey: 200, tags: 20, tag: 50 };
 
-const WRITABLE = ['name', 'description', 'connection_type', 'secret_key', 'query_text', 'tags'];
+/**
+ * The writable fields of a query as a request gives them (GraphQL `AnalyticsQueryInput`, or a
+ * REST body through queryInputFromBody): absent fields are undefined; values are checked by
+ * parseQueryInput (a REST body may carry any JSON), errors named after the REST fields.
+ */
+export interface QueryInput {
+  name?: unknown;
+  description?: unknown;
+  connectionType?: unknown;
+  secretKey?: unknown;
+  queryText?: unknown;
+  tags?: unknown;
+  /** Fields a REST body named that are not writable: each answers "Unknown field." with the other errors. */
+  unknownFields?: readonly string[];
+}
 
-/** A create (`base` null) or an update of `base`: absent fields keep their value; switching to internal clears `secret_key`. */
-export function parseQueryInput(body: unknown, base: QueryFields | null): QueryFields {
+const REST_FIELDS: Record<string, keyof QueryInput> = {
+  name: 'name',
+  description: 'description',
+  connection_type: 'connectionType',
+  secret_key: 'secretKey',
+  query_text: 'queryText',
+  tags: 'tags',
+};
+/** Read-only fields of the REST view a client may send back unchanged. */
+const IGNORED = ['id', 'slug', 'app', 'created_at', 'updated_at'];
+
+/** A REST body (snake_case) as the typed input; 400 unless it is a JSON object. */
+export function queryInputFromBody(body: unknown): QueryInput {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw analyticsErrors.validation({ non_field_errors: ['Expected a JSON object.'] });
-  const b = body as Record<string, unknown>;
+  const input: Record<string, unknown> = {};
+  const unknownFields: string[] = [];
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (Object.hasOwn(REST_FIELDS, k)) input[REST_FIELDS[k]] = v;
+    else if (!IGNORED.includes(k)) unknownFields.push(k);
+  }
+  return { ...(input as QueryInput), unknownFields };
+}
+
+/** A create (`base` null) or an update of `base`: absent fields keep their value; switching to internal clears `secret_key`. */
+export function parseQueryInput(input: QueryInput, base: QueryFields | null): QueryFields {
+  const b: Record<string, unknown> = {
+    name: input.name,
+    description: input.description,
+    connection_type: input.connectionType,
+    secret_key: input.secretKey,
+    query_text: input.queryText,
+    tags: input.tags,
+  };
   const errs: FieldErrors = {};
   const add = (f: string, m: string) => (errs[f] ??= []).push(m);
-  for (const k of Object.keys(b))
-    if (!WRITABLE.includes(k) && !['id', 'slug', 'app', 'created_at', 'updated_at'].includes(k)) add(k, 'Unknown field.');
+  for (const k of input.unknownFields ?? []) add(k, 'Unknown field.');
 
   const text = (f: string, max: number, required: boolean, fallback: string | undefined): string => {
     const v = b[f];

@@ -4,7 +4,7 @@
 import type { RequestContext, SiteRef } from '../../core/context.js';
 import { mapDbError } from '../../core/db-errors.js';
 import { errors } from '../../core/errors.js';
-import { parsePage, type PageRequest, type Query } from '../../core/listing.js';
+import { pageRequest, type ListInput, type ListResult } from '../../core/listing.js';
 import { slugify, withUniqueSlug } from '../../core/slug.js';
 import { connectionSecretType } from '../../secrets/secrets.api.js';
 import { can, resolveApp, type AppRow } from '../../tenancy/tenancy.api.js';
@@ -13,7 +13,7 @@ import type { Engine } from '../engines/connector.js';
 import { loadPgParser } from '../template/pg-check.js';
 import { prepareQuery } from '../template/prepare.js';
 import { parseTemplate } from '../template/template.js';
-import { parseQueryInput } from './query-input.js';
+import { parseQueryInput, type QueryInput } from './query-input.js';
 import { queryRepository, type QueryFields, type QueryRow } from './query.repository.js';
 
 export type AnalyticsPermission = 'analytics:read' | 'analytics:execute' | 'analytics:write';
@@ -100,15 +100,12 @@ async function checkFields(ctx: RequestContext, scope: AppScope, f: QueryFields)
   prepareQuery(engine, t, engine === 'internal' ? { schema: scope.site.schemaName, tables: new Map() } : undefined);
 }
 
-export async function listQueries(ctx: RequestContext, appRef: string, page: PageRequest) {
+/** The saved queries of an app, a page of them (REST and GraphQL render their own envelope). */
+export async function listQueries(ctx: RequestContext, appRef: string, input: ListInput): Promise<ListResult<AnalyticsQueryView>> {
   const scope = await loadAppFor(ctx, appRef, 'analytics:read');
+  const page = pageRequest(input);
   const { rows, total } = await queryRepository.page(ctx.platform.pool, scope.site.id, scope.app.id, page.pageSize, page.offset);
-  return { items: rows.map((r) => toQueryView(r, scope.app)), total, page };
-}
-
-export async function listQueriesRest(ctx: RequestContext, appRef: string, query: Query) {
-  const r = await listQueries(ctx, appRef, parsePage(query));
-  return { status: 'success', message: 'Queries retrieved.', data: r.items, total: r.total };
+  return { items: rows.map((r) => toQueryView(r, scope.app)), count: total, page };
 }
 
 export async function getQuery(ctx: RequestContext, appRef: string, slug: string): Promise<AnalyticsQueryView> {
@@ -118,9 +115,9 @@ export async function getQuery(ctx: RequestContext, appRef: string, slug: string
 
 const userIdOf = (ctx: RequestContext): number | null => (ctx.principal.kind === 'user' ? ctx.principal.userId : null);
 
-export async function createQuery(ctx: RequestContext, appRef: string, body: unknown): Promise<AnalyticsQueryView> {
+export async function createQuery(ctx: RequestContext, appRef: string, input: QueryInput): Promise<AnalyticsQueryView> {
   const scope = await loadAppFor(ctx, appRef, 'analytics:write');
-  const fields = parseQueryInput(body, null);
+  const fields = parseQueryInput(input, null);
   await checkFields(ctx, scope, fields);
   const pool = ctx.platform.pool;
   const row = await withUniqueSlug({
@@ -133,9 +130,9 @@ export async function createQuery(ctx: RequestContext, appRef: string, body: unk
   return toQueryView(row, scope.app);
 }
 
-export async function updateQuery(ctx: RequestContext, appRef: string, slug: string, body: unknown): Promise<AnalyticsQueryView> {
+export async function updateQuery(ctx: RequestContext, appRef: string, slug: string, input: QueryInput): Promise<AnalyticsQueryView> {
   const { row, ...scope } = await loadQuery(ctx, appRef, slug, 'analytics:write');
-  const fields = parseQueryInput(body, row);
+  const fields = parseQueryInput(input, row);
   await checkFields(ctx, scope, fields);
   const updated = await queryRepository.update(ctx.platform.pool, scope.site.id, row.id, fields).catch((e) => {
     throw mapDbError(e);

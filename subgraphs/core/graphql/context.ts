@@ -3,7 +3,7 @@
 // subgraph server builds one per incoming request. Loaders never outlive the request, so no
 // tenant's data is cached beyond it.
 import type { RequestContext } from '../context.js';
-import type { ListInput, ListResult, Query } from '../listing.js';
+import type { ListInput, ListResult } from '../listing.js';
 
 export interface SubgraphContext {
   ctx: RequestContext;
@@ -27,18 +27,6 @@ export function perRequest<T>(context: SubgraphContext, name: string, make: (ctx
 
 /** GraphQL list arguments: already a typed list input (services take them as they are). */
 export type PageArgs = Pick<ListInput, 'page' | 'pageSize' | 'search'>;
-
-/**
- * Superseded: services take a typed `ListInput` (core/listing.ts): pass the arguments
- * straight through. Kept only for modules whose services still parse a REST query.
- */
-export function pageQuery(args: PageArgs): Query {
-  const q: Query = {};
-  if (args.page != null) q.page = String(args.page);
-  if (args.pageSize != null) q.page_size = String(args.pageSize);
-  if (args.search != null) q.search = args.search;
-  return q;
-}
 
 export interface Connection<T> {
   items: T[];

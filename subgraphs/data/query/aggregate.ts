@@ -13,8 +13,9 @@ import { loadTable } from '../table/table-access.js';
 import { Params, qualified, RECORD_TYPES, type SqlText } from '../sql.js';
 import { fieldExpr } from './field-expr.js';
 import { buildWhere, type DeletedMode, type FilterNode } from './filter.js';
-import { requestFilter } from './record-read.service.js';
-import { parseDeleted, parsePaging, type Paging } from './list-params.js';
+import { inputFilter } from './record-read.service.js';
+import { pagingFromQuery, pagingOf, parseDeleted, type PagingInput, type Paging } from './list-params.js';
+import { filterInputFromQuery, type RecordFilterInput } from './record-list-input.js';
 import { translateReadError } from './read-errors.js';
 
 export const AGGREGATE_FUNCTIONS = [
@@ -147,14 +148,36 @@ function aggregateSql(table: DataTable, a: Aggregate): string {
   }
 }
 
-export function aggregateSpec(table: DataTable, query: Query): AggregateSpec {
+/** An aggregation as both transports hand it to aggregateRecords (REST: aggregateFromQuery; GraphQL: its arguments). */
+export interface AggregateInput extends RecordFilterInput, PagingInput {
+  /** `count(*),sum(total)`, comma-separated (`_aggregate`). */
+  aggregate?: string | null;
+  /** `status,country` (`_group_by`). */
+  groupBy?: string | null;
+  /** `count(*)__gt=3`, one condition each (`_having`, repeatable). */
+  having?: readonly string[];
+  deleted?: DeletedMode;
+}
+
+/** A REST aggregation query as the typed input; what does not combine with aggregation answers 400. */
+export function aggregateFromQuery(query: Query): AggregateInput {
   if (query.search !== undefined) throw dataErrors.invalidParam('search', 'Full-text search does not combine with _aggregate.');
   for (const p of ['populate', 'format', 'include', 'depth'])
     if (query[p] !== undefined) throw dataErrors.invalidParam(p, `"${p}" does not combine with _aggregate.`);
-  const aggregates = parseAggregates(table, param(query, '_aggregate'));
-  const groupBy = parseGroupBy(table, param(query, '_group_by'));
-  const rawHaving = query._having === undefined ? [] : [query._having].flat().filter((v): v is string => typeof v === 'string');
-  const having = parseHaving(aggregates, rawHaving);
+  return {
+    ...filterInputFromQuery(query),
+    ...pagingFromQuery(query),
+    aggregate: param(query, '_aggregate'),
+    groupBy: param(query, '_group_by'),
+    having: query._having === undefined ? [] : [query._having].flat().filter((v): v is string => typeof v === 'string'),
+    deleted: parseDeleted(query),
+  };
+}
+
+export function aggregateSpec(table: DataTable, input: AggregateInput): AggregateSpec {
+  const aggregates = parseAggregates(table, input.aggregate ?? undefined);
+  const groupBy = parseGroupBy(table, input.groupBy ?? undefined);
+  const having = parseHaving(aggregates, [...(input.having ?? [])]);
   if (aggregates.length === 0 && groupBy.length === 0)
     throw dataErrors.invalidParam('_aggregate', 'Name at least one aggregate, such as count(*).');
   if (having.length > 0 && groupBy.length === 0) throw dataErrors.invalidParam('_having', '_having needs _group_by.');
@@ -163,9 +186,9 @@ export function aggregateSpec(table: DataTable, query: Query): AggregateSpec {
     groupBy,
     having,
     // Without a relationship context, so dotted keys answer 400 (traversal does not combine with aggregation).
-    filter: requestFilter(table, query),
-    deleted: parseDeleted(query),
-    paging: parsePaging(query),
+    filter: inputFilter(table, input),
+    deleted: input.deleted ?? 'exclude',
+    paging: pagingOf(input),
   };
 }
 
@@ -191,10 +214,10 @@ export async function aggregateRecords(
   ctx: RequestContext,
   appRef: string,
   tableName: string,
-  query: Query,
+  input: AggregateInput,
 ): Promise<Record<string, unknown>> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
-  const spec = aggregateSpec(table, query);
+  const spec = aggregateSpec(table, input);
   const sql = aggregateQuerySql(table, spec);
   let rows: Array<Record<string, unknown>>;
   try {

@@ -1,5 +1,7 @@
 // The non-filter parameters of a record list (docs/data-service.md "Sorting and pagination",
-// "Full-text search"): checked against the table's model into a ListQuery.
+// "Full-text search"): checked against the table's model into a ListQuery. Each rule takes the
+// typed input (RecordListInput, query/record-list-input.ts) both transports build; the
+// `parse…(query)` forms read a REST query string into it first (aggregate, hierarchy, tests).
 import type { Query } from '../../core/listing.js';
 import { param } from '../../core/listing.js';
 import type { DataTable, FieldModel } from '../model/table-model.js';
@@ -39,35 +41,73 @@ export function refuseLater(query: Query): void {
   }
 }
 
-function wholeNumber(query: Query, name: string, min: number): number | undefined {
-  const raw = param(query, name)?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^\d{1,16}$/.test(raw) || Number(raw) < min) {
-    throw dataErrors.invalidParam(name, `"${raw.slice(0, 40)}" is not a whole number of at least ${min}.`);
-  }
-  const n = Number(raw);
+/** Page, range or offset of a list: the numbers as given (each checked by pagingOf). */
+export interface PagingInput {
+  page?: number | null;
+  pageSize?: number | null;
+  limit?: number | null;
+  offset?: number | null;
+  /** `_start` / `_end` (a range: `{meta}` in the REST answer). */
+  start?: number | null;
+  end?: number | null;
+}
+
+const notWhole = (name: string, shown: string, min: number) =>
+  dataErrors.invalidParam(name, `"${shown.slice(0, 40)}" is not a whole number of at least ${min}.`);
+
+/** A number of the typed input: whole, at least `min`, at most MAX_OFFSET (errors name the REST parameter). */
+function whole(name: string, n: number | null | undefined, min: number): number | undefined {
+  if (n == null) return undefined;
+  if (!Number.isInteger(n) || n < min) throw notWhole(name, String(n), min);
   if (n > MAX_OFFSET) throw dataErrors.invalidParam(name, `At most ${MAX_OFFSET}.`);
   return n;
 }
 
-export function parsePaging(query: Query): Paging {
+/** A query parameter as a whole number (digits only), held to the same rules as whole(). */
+function wholeNumber(query: Query, name: string, min: number): number | undefined {
+  const raw = param(query, name)?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,16}$/.test(raw) || Number(raw) < min) throw notWhole(name, raw, min);
+  return whole(name, Number(raw), min);
+}
+
+/**
+ * The REST paging parameters as a typed input: `_start`/`_end`, else `limit`/`offset`, else
+ * `page`/`page_size` (the parameters of a style that does not apply are not read).
+ */
+export function pagingFromQuery(query: Query): PagingInput {
   const start = wholeNumber(query, '_start', 0);
   const end = wholeNumber(query, '_end', 0);
+  if (start !== undefined || end !== undefined) return { start, end };
+  const limit = wholeNumber(query, 'limit', 1);
+  const offset = wholeNumber(query, 'offset', 0);
+  if (limit !== undefined || offset !== undefined) return { limit, offset };
+  return { page: wholeNumber(query, 'page', 1), pageSize: wholeNumber(query, 'page_size', 1) };
+}
+
+/** `_start`/`_end` win over `limit`/`offset`, which win over `page`/`page_size`. */
+export function pagingOf(input: PagingInput): Paging {
+  const start = whole('_start', input.start, 0);
+  const end = whole('_end', input.end, 0);
   if (start !== undefined || end !== undefined) {
     const s = start ?? 0;
     const e = end ?? s + DEFAULT_PAGE_SIZE;
     if (e < s) throw dataErrors.invalidParam('_end', '"_end" must not be less than "_start".');
     return { style: 'range', offset: s, limit: Math.min(e - s, MAX_PAGE_SIZE) };
   }
-  const limit = wholeNumber(query, 'limit', 1);
-  const offset = wholeNumber(query, 'offset', 0);
+  const limit = whole('limit', input.limit, 1);
+  const offset = whole('offset', input.offset, 0);
   if (limit !== undefined || offset !== undefined) {
     return { style: 'page', offset: offset ?? 0, limit: Math.min(limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE) };
   }
-  const page = wholeNumber(query, 'page', 1) ?? 1;
-  const size = Math.min(wholeNumber(query, 'page_size', 1) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const page = whole('page', input.page, 1) ?? 1;
+  const size = Math.min(whole('page_size', input.pageSize, 1) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   if ((page - 1) * size > MAX_OFFSET) throw dataErrors.invalidParam('page', 'Page number too large.');
   return { style: 'page', offset: (page - 1) * size, limit: size };
+}
+
+export function parsePaging(query: Query): Paging {
+  return pagingOf(pagingFromQuery(query));
 }
 
 function sortField(table: DataTable, param: string, name: string, searching: boolean, rels?: RelationContext): Omit<SortKey, 'desc'> {
@@ -100,9 +140,22 @@ function relatedSortField(table: DataTable, param: string, name: string, rels?: 
   return { field, hops };
 }
 
+/** How a list is sorted: `ordering` (`-views,title`), else `_sort`/`_order` (`views,title` / `desc,asc`). */
+export interface SortInput {
+  ordering?: string | null;
+  sort?: string | null;
+  order?: string | null;
+}
+
+export const sortFromQuery = (query: Query): SortInput => ({
+  ordering: param(query, 'ordering'),
+  sort: param(query, '_sort'),
+  order: param(query, '_order'),
+});
+
 /** `ordering=-views,title` or `_sort=views,title&_order=desc,asc`; `rank` sorts by relevance. */
-export function parseSort(table: DataTable, query: Query, searching: boolean, rels?: RelationContext): SortKey[] {
-  const ordering = param(query, 'ordering');
+export function sortOf(table: DataTable, input: SortInput, searching: boolean, rels?: RelationContext): SortKey[] {
+  const ordering = input.ordering ?? undefined;
   const keys: SortKey[] = [];
   if (ordering !== undefined && ordering.trim() !== '') {
     for (const raw of ordering.split(',').map((s) => s.trim())) {
@@ -112,10 +165,10 @@ export function parseSort(table: DataTable, query: Query, searching: boolean, re
     }
     return keys;
   }
-  const sort = param(query, '_sort');
+  const sort = input.sort ?? undefined;
   if (sort === undefined || sort.trim() === '') return keys;
   const names = sort.split(',').map((s) => s.trim());
-  const orders = (param(query, '_order') ?? '')
+  const orders = (input.order ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s !== '');
@@ -130,10 +183,13 @@ export function parseSort(table: DataTable, query: Query, searching: boolean, re
   return keys;
 }
 
+export function parseSort(table: DataTable, query: Query, searching: boolean, rels?: RelationContext): SortKey[] {
+  return sortOf(table, sortFromQuery(query), searching, rels);
+}
+
 /** The search text, or null; 400 on a table without search fields. */
-export function parseSearch(table: DataTable, query: Query): string | null {
-  const raw = param(query, 'search');
-  if (raw === undefined || raw.trim() === '') return null;
+export function searchOf(table: DataTable, raw: string | null | undefined): string | null {
+  if (raw == null || raw.trim() === '') return null;
   if (!table.model.search) throw dataErrors.invalidParam('search', `Table "${table.name}" has no search fields.`);
   let text: string;
   try {
@@ -154,8 +210,32 @@ function flag(query: Query, name: string): boolean {
   throw dataErrors.invalidParam(name, `"${raw.slice(0, 40)}" is not true or false.`);
 }
 
+export function parseSearch(table: DataTable, query: Query): string | null {
+  return searchOf(table, param(query, 'search'));
+}
+
+/** Which rows a read or write sees: live ones (default), also soft-deleted ones, or only those. */
+export interface DeletedFlags {
+  includeDeleted?: boolean | null;
+  onlyDeleted?: boolean | null;
+}
+
+/** `onlyDeleted` wins when both are set. */
+export function deletedModeOf(flags: DeletedFlags): DeletedMode {
+  if (flags.onlyDeleted) return 'only';
+  return flags.includeDeleted ? 'include' : 'exclude';
+}
+
+/** `include_deleted` / `only_deleted` as given (a blank value reads as false, an absent one as unset). */
+export function deletedFlagsFromQuery(query: Query): DeletedFlags {
+  const onlyDeleted = query.only_deleted !== undefined ? flag(query, 'only_deleted') : undefined;
+  // Once only_deleted is set, include_deleted changes nothing (and is not read).
+  if (onlyDeleted) return { onlyDeleted };
+  const includeDeleted = query.include_deleted !== undefined ? flag(query, 'include_deleted') : undefined;
+  return { includeDeleted, onlyDeleted };
+}
+
 /** `include_deleted` / `only_deleted` (only wins when both are set). */
 export function parseDeleted(query: Query): DeletedMode {
-  if (flag(query, 'only_deleted')) return 'only';
-  return flag(query, 'include_deleted') ? 'include' : 'exclude';
+  return deletedModeOf(deletedFlagsFromQuery(query));
 }

@@ -1,20 +1,28 @@
 // Reading records (docs/data-service.md "Queries"): one list query (filters, search, sort,
-// page and exact total in a single statement) and one read by key. REST and GraphQL both
-// call these with a REST-style query, so both transports share one validation.
+// page and exact total in a single statement) and one read by key. REST and GraphQL both call
+// these with the typed inputs of record-list-input.ts (the REST routes parse the query string
+// into them, the resolvers map their arguments), so both transports share one validation.
+// Each transport renders the result its own way (REST envelopes in records-read.routes.ts).
 import type { RequestContext } from '../../core/context.js';
 import { prepared } from '../../core/db.js';
 import type { Query } from '../../core/listing.js';
-import { param } from '../../core/listing.js';
 import { parseRecordId, rowToRecord, type DataRecord } from '../model/codec.js';
 import type { DataTable } from '../model/table-model.js';
 import { RECORD_TYPES, type SqlText } from '../sql.js';
 import { dataErrors } from '../data-errors.js';
 import { loadTable } from '../table/table-access.js';
-import { filterEntries, parseFilters, type FilterNode, type RelationContext } from './filter.js';
-import type { DeletedMode } from './filter-model.js';
+import { parseFilters, type FilterNode, type RelationContext } from './filter.js';
 import { appRelationships } from '../relations/app-relationships.js';
 import { parsePopulate, populate, type PopulateNode } from '../relations/populate.js';
-import { parseDeleted, parsePaging, parseSearch, parseSort, refuseLater, type Paging } from './list-params.js';
+import { pagingOf, searchOf, sortOf, type Paging } from './list-params.js';
+import {
+  filterInputFromQuery,
+  populateQuery,
+  whereEntries,
+  type RecordFilterInput,
+  type RecordListInput,
+  type RecordReadInput,
+} from './record-list-input.js';
 import { countSql, getSql, listSql, type ListSpec } from './select-builder.js';
 import { translateReadError } from './read-errors.js';
 
@@ -25,44 +33,38 @@ export interface RecordList {
   paging: Paging;
 }
 
-const MAX_FILTER_LENGTH = 100_000;
-
-/** The `filter` parameter: a JSON object of filter keys (also how GraphQL passes filters). */
-function filterParam(raw: string | undefined): Array<[string, unknown]> {
-  if (raw === undefined || raw.trim() === '') return [];
-  if (raw.length > MAX_FILTER_LENGTH) throw dataErrors.invalidParam('filter', `At most ${MAX_FILTER_LENGTH} characters.`);
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw dataErrors.invalidParam('filter', 'Not valid JSON.');
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw dataErrors.invalidParam('filter', 'Expected a JSON object of filters.');
-  }
-  return Object.entries(value);
+/** All filters of a request: field-named parameters (less relationship options) and the `filter` object. */
+export function inputFilter(
+  table: DataTable,
+  input: RecordFilterInput,
+  rels?: RelationContext,
+  consumed?: ReadonlySet<string>,
+): FilterNode {
+  const entries = (input.params ?? []).filter(([k]) => !consumed?.has(k));
+  return parseFilters(table, [...entries, ...whereEntries(input.where)], rels);
 }
 
-/** All filters of a request: query parameters (less relationship options) and the `filter` JSON. */
-export function requestFilter(table: DataTable, query: Query, rels?: RelationContext, consumed?: ReadonlySet<string>): FilterNode {
-  const entries = filterEntries(query).filter(([k]) => !consumed?.has(k));
-  return parseFilters(table, [...entries, ...filterParam(param(query, 'filter'))], rels);
+/** The filters of a REST query (aggregate and hierarchy reads, which still take the query). */
+export function requestFilter(table: DataTable, query: Query, rels?: RelationContext): FilterNode {
+  return inputFilter(table, filterInputFromQuery(query), rels);
 }
 
 /** Whether the request names relationships (populate, a dotted filter or sort key): only then is the app's model loaded. */
-export function needsRelations(query: Query): boolean {
-  if (query.populate !== undefined) return true;
-  for (const [k, v] of Object.entries(query)) {
-    if (k.includes('.')) return true;
-    if ((k === 'ordering' || k === '_sort' || k === 'filter') && [v].flat().some((x) => typeof x === 'string' && x.includes('.')))
-      return true;
-  }
-  return false;
+export function needsRelations(input: RecordListInput | RecordReadInput): boolean {
+  if (input.populate != null) return true;
+  if ((input.params ?? []).some(([k]) => k.includes('.'))) return true;
+  const list = input as RecordListInput;
+  if ([list.ordering, list.sort].some((v) => typeof v === 'string' && v.includes('.'))) return true;
+  return list.where !== undefined && JSON.stringify(list.where).includes('.');
 }
 
 /** The app's relationships when the request needs them (one catalogue query), else undefined. */
-export async function relationContext(ctx: RequestContext, table: DataTable, query: Query): Promise<RelationContext | undefined> {
-  if (!needsRelations(query)) return undefined;
+export async function relationContext(
+  ctx: RequestContext,
+  table: DataTable,
+  input: RecordListInput | RecordReadInput,
+): Promise<RelationContext | undefined> {
+  if (!needsRelations(input)) return undefined;
   const { config } = ctx.platform;
   return {
     model: await appRelationships(ctx, table),
@@ -86,23 +88,22 @@ async function run(ctx: RequestContext, sql: SqlText, named = false): Promise<Ar
   }
 }
 
-export function listSpec(table: DataTable, query: Query, rels?: RelationContext): ListSpec & { populate: PopulateNode[] } {
-  refuseLater(query);
-  const search = parseSearch(table, query);
-  const plan = rels ? parsePopulate(table, rels.model, query, rels.maxDepth) : { nodes: [], consumed: new Set<string>() };
+export function listSpec(table: DataTable, input: RecordListInput, rels?: RelationContext): ListSpec & { populate: PopulateNode[] } {
+  const search = searchOf(table, input.search);
+  const plan = rels ? parsePopulate(table, rels.model, populateQuery(input), rels.maxDepth) : { nodes: [], consumed: new Set<string>() };
   return {
-    filter: requestFilter(table, query, rels, plan.consumed),
-    deleted: parseDeleted(query),
-    sort: parseSort(table, query, search !== null, rels),
+    filter: inputFilter(table, input, rels, plan.consumed),
+    deleted: input.deleted ?? 'exclude',
+    sort: sortOf(table, input, search !== null, rels),
     search,
-    paging: parsePaging(query),
+    paging: pagingOf(input),
     populate: plan.nodes,
   };
 }
 
-export async function listRecords(ctx: RequestContext, appRef: string, tableName: string, query: Query): Promise<RecordList> {
+export async function listRecords(ctx: RequestContext, appRef: string, tableName: string, input: RecordListInput): Promise<RecordList> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
-  const spec = listSpec(table, query, await relationContext(ctx, table, query));
+  const spec = listSpec(table, input, await relationContext(ctx, table, input));
   const rows = await run(ctx, listSql(table, spec));
   let total = rows.length > 0 ? Number(rows[0].__total) : 0;
   // An empty page (past the end, or `_end` = `_start`) has no row to carry the window count.
@@ -119,16 +120,15 @@ export async function findRecord(
   appRef: string,
   tableName: string,
   id: string,
-  deleted: DeletedMode = 'exclude',
-  /** `populate` and its options (REST query parameters); absent: no relationship expanded. */
-  query: Query = {},
+  /** Which rows it sees; `populate` and its options (absent: no relationship expanded). */
+  input: RecordReadInput = {},
 ): Promise<{ table: DataTable; record: DataRecord | null }> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
-  const rels = query.populate !== undefined ? await relationContext(ctx, table, query) : undefined;
-  const plan = rels ? parsePopulate(table, rels.model, query, rels.maxDepth) : null;
+  const rels = input.populate != null ? await relationContext(ctx, table, input) : undefined;
+  const plan = rels ? parsePopulate(table, rels.model, populateQuery(input), rels.maxDepth) : null;
   const key = parseRecordId(table.model, id);
   if (!key) return { table, record: null };
-  const rows = await run(ctx, getSql(table, key, deleted), true);
+  const rows = await run(ctx, getSql(table, key, input.deleted ?? 'exclude'), true);
   const record = rows.length > 0 ? rowToRecord(table, rows[0]) : null;
   if (record && plan) await populate(ctx, [record], plan.nodes);
   return { table, record };
@@ -139,20 +139,9 @@ export async function getRecord(
   appRef: string,
   tableName: string,
   id: string,
-  deleted: DeletedMode = 'exclude',
-  query: Query = {},
+  input: RecordReadInput = {},
 ): Promise<DataRecord> {
-  const { record } = await findRecord(ctx, appRef, tableName, id, deleted, query);
+  const { record } = await findRecord(ctx, appRef, tableName, id, input);
   if (!record) throw dataErrors.recordNotFound(id);
   return record;
-}
-
-/** The REST list envelope: `{data, total, page, page_size}`, or `{data, total, meta}` for `_start`/`_end`. */
-export function listEnvelope(list: RecordList): Record<string, unknown> {
-  const { offset, limit } = list.paging;
-  if (list.paging.style === 'range') {
-    const count = list.records.length;
-    return { data: list.records, total: list.total, meta: { offset, limit, count, has_more: offset + count < list.total } };
-  }
-  return { data: list.records, total: list.total, page: Math.floor(offset / limit) + 1, page_size: limit };
 }

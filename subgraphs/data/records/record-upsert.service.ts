@@ -16,6 +16,7 @@ import { EventLog, inTransaction } from './record-tx.js';
 import { validateRecords } from './record-validator.js';
 import { insertRecords, markIndex, selectForUpdate, updateRecords } from './record-write.repository.js';
 import { MAX_BULK } from './record-write.service.js';
+import type { UpsertInput } from './write-params.js';
 
 /** The fields named by `unique_fields`: the primary key, or one field with a unique constraint. */
 export function uniqueFieldsOf(table: DataTable, names: readonly string[]): FieldModel[] {
@@ -47,17 +48,11 @@ export interface UpsertResult {
   many: boolean;
 }
 
-export async function upsertRecords(
-  ctx: RequestContext,
-  appRef: string,
-  name: string,
-  body: unknown,
-  uniqueNames: readonly string[],
-): Promise<UpsertResult> {
+export async function upsertRecords(ctx: RequestContext, appRef: string, name: string, input: UpsertInput): Promise<UpsertResult> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
-  const fields = uniqueFieldsOf(table, uniqueNames);
-  const many = Array.isArray(body);
-  const raw = many ? (body as unknown[]) : [body];
+  const fields = uniqueFieldsOf(table, input.uniqueFields);
+  const many = input.many;
+  const raw = many ? [...input.records] : input.records.slice(0, 1);
   if (many && raw.length === 0) throw dataErrors.validation({ non_field_errors: ['The list is empty.'] });
   if (raw.length > MAX_BULK) throw dataErrors.validation({ non_field_errors: [`At most ${MAX_BULK} records per request.`] });
   // Types and constraints of what was sent; required fields are checked for creates below.

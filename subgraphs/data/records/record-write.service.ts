@@ -1,34 +1,30 @@
 // Record writes (docs/data-service.md "Records"): create, patch and delete, single and bulk,
 // for both providers. Each request is one transaction; bodies are validated against the
 // table's schema first; record events fire after commit. Transport-neutral: REST routes and
-// GraphQL mutations call these with parsed arguments.
+// GraphQL mutations call these with the typed inputs of write-params.ts (records, filter
+// entries, options), never a request body or query string.
 import type { RequestContext } from '../../core/context.js';
 import { parseRecordId, recordIdOf } from '../model/codec.js';
 import type { DataTable } from '../model/table-model.js';
 import { dataErrors } from '../data-errors.js';
-import { buildWhere, parseFilters, type DeletedMode } from '../query/filter.js';
+import { buildWhere, parseFilters } from '../query/filter.js';
 import { deletedCondition } from '../query/filter-sql.js';
 import { Params } from '../sql.js';
 import { loadTable } from '../table/table-access.js';
 import { keyOf, keysCondition, type Row } from './record-sql.js';
 import { EventLog, inTransaction } from './record-tx.js';
 import { validateRecords } from './record-validator.js';
+import type { DeleteOptions, RecordsInput, SelectOptions } from './write-params.js';
 import { deleteRecords, insertRecords, markIndex, selectForUpdate, updateRecords } from './record-write.repository.js';
 
 export type { Row };
 
-/** Which rows a PATCH/DELETE selection sees, and whether a DELETE removes rows. */
-export interface SelectOptions {
-  deleted: DeletedMode;
-}
-export interface DeleteOptions extends SelectOptions {
-  hard: boolean;
-}
+export type { DeleteOptions, SelectOptions };
 
 export const MAX_BULK = 10_000;
 
-function bodyList(body: unknown, what: string): unknown[] {
-  if (!Array.isArray(body)) throw dataErrors.validation({ non_field_errors: [`Expected ${what}.`] });
+/** A list of several records: not empty, at most MAX_BULK. */
+function bodyList(body: readonly unknown[]): readonly unknown[] {
   if (body.length === 0) throw dataErrors.validation({ non_field_errors: ['The list is empty.'] });
   if (body.length > MAX_BULK) throw dataErrors.validation({ non_field_errors: [`At most ${MAX_BULK} records per request.`] });
   return body;
@@ -55,17 +51,17 @@ function withoutKey(table: DataTable, body: Row): Row {
   return out;
 }
 
-/** `POST data/`: one record (object) or many (array, all or nothing), in body order. */
+/** `POST data/`: one record or several (all or nothing), in the order given. */
 export async function createRecords(
   ctx: RequestContext,
   appRef: string,
   name: string,
-  body: unknown,
+  input: RecordsInput,
 ): Promise<{ table: DataTable; records: Row[]; many: boolean }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
-  const many = Array.isArray(body);
-  const items = many ? bodyList(body, 'a list of records') : [body];
-  const bodies = validateRecords(ctx.platform, table, items, 'create', many);
+  const many = input.many;
+  const items = many ? bodyList(input.records) : input.records.slice(0, 1);
+  const bodies = validateRecords(ctx.platform, table, [...items], 'create', many);
   const log = new EventLog(app, table);
   const records = await inTransaction(
     ctx,
@@ -101,18 +97,18 @@ async function patchOne(
   return record;
 }
 
-/** `PATCH data/{id}/`. */
+/** `PATCH data/{id}/`: the given fields (`fields`, checked against the schema) of one record. */
 export async function patchRecord(
   ctx: RequestContext,
   appRef: string,
   name: string,
   id: string,
-  body: unknown,
+  fields: unknown,
   opts: SelectOptions,
 ): Promise<{ table: DataTable; record: Row }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
   const key = pathKey(table, id);
-  const [patch] = validateRecords(ctx.platform, table, [body], 'patch', false);
+  const [patch] = validateRecords(ctx.platform, table, [fields], 'patch', false);
   const log = new EventLog(app, table);
   const record = await inTransaction(ctx, table, 'update', log, (client, now) => patchOne(client, table, key, patch, opts, now, log, id));
   return { table, record };
@@ -123,11 +119,11 @@ export async function patchRecords(
   ctx: RequestContext,
   appRef: string,
   name: string,
-  body: unknown,
+  list: readonly unknown[],
   opts: SelectOptions,
 ): Promise<{ table: DataTable; records: Row[] }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
-  const items = validateRecords(ctx.platform, table, bodyList(body, 'a list of records'), 'patch', true);
+  const items = validateRecords(ctx.platform, table, [...bodyList(list)], 'patch', true);
   const missing: Record<string, string[]> = {};
   items.forEach((item, i) => {
     for (const k of table.model.primaryKey)
@@ -170,19 +166,19 @@ function filterWhere(
   return buildWhere(table, parseFilters(table, entries), params, { deleted: opts.deleted });
 }
 
-/** `PATCH data/` with an object and filters: the same patch on every matching record. */
+/** `PATCH data/` with an object and filters: the same fields on every matching record. */
 export async function patchWhere(
   ctx: RequestContext,
   appRef: string,
   name: string,
   entries: ReadonlyArray<readonly [string, unknown]>,
-  body: unknown,
+  fields: unknown,
   opts: SelectOptions,
 ): Promise<{ table: DataTable; records: Row[]; total: number }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
   const params = new Params();
   const where = filterWhere(table, entries, opts, params, 'filter');
-  const [patch] = validateRecords(ctx.platform, table, [body], 'patch', false);
+  const [patch] = validateRecords(ctx.platform, table, [fields], 'patch', false);
   // One key value for many records is a conflict at best (and would desync the jsonb store's record_id).
   const keyed = table.model.primaryKey.filter((k) => k in patch);
   if (keyed.length) throw dataErrors.validation(Object.fromEntries(keyed.map((k) => [k, ['The key cannot be set by a filtered update.']])));

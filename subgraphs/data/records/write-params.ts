@@ -1,9 +1,51 @@
-// Query parameters of record writes shared by REST and GraphQL: soft-delete controls, the
-// `filter` JSON object, the `ids` list.
+// Typed inputs of record writes shared by REST and GraphQL (issue 9 item 5): the records to
+// write, the soft-delete flags and the filter of a filtered update or delete. The REST routes
+// parse the query string and body into them (`…FromQuery`, recordsFromBody); the GraphQL
+// resolvers map their arguments straight to them.
 import { param, type Query } from '../../core/listing.js';
 import { dataErrors } from '../data-errors.js';
-import { parseDeleted } from '../query/list-params.js';
-import type { DeleteOptions } from './record-write.service.js';
+import { deletedFlagsFromQuery, deletedModeOf, type DeletedFlags } from '../query/list-params.js';
+import type { DeletedMode } from '../query/filter-model.js';
+
+/** Which rows a PATCH/DELETE selection sees, and whether a DELETE removes rows. */
+export interface SelectOptions {
+  deleted: DeletedMode;
+}
+export interface DeleteOptions extends SelectOptions {
+  hard: boolean;
+}
+
+/**
+ * Records to create or upsert: one (`many: false`, a single item) or several (`many: true`,
+ * all or nothing). Each item is checked against the table's schema by the service.
+ */
+export interface RecordsInput {
+  records: readonly unknown[];
+  many: boolean;
+}
+
+/** An upsert: the records, matched on `uniqueFields` (a unique field set of the table). */
+export interface UpsertInput extends RecordsInput {
+  uniqueFields: readonly string[];
+}
+
+/** The soft-delete controls of a DELETE. */
+export interface DeleteFlags extends DeletedFlags {
+  hardDelete?: boolean | null;
+}
+
+/** A REST body: an array is several records, anything else one. */
+export function recordsFromBody(body: unknown): RecordsInput {
+  return Array.isArray(body) ? { records: body, many: true } : { records: [body], many: false };
+}
+
+/** `unique_fields=a,b`. */
+export function uniqueFieldsFromQuery(query: Query): string[] {
+  return (param(query, 'unique_fields') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
 
 function flag(query: Query, name: string): boolean | undefined {
   const raw = param(query, name);
@@ -15,28 +57,37 @@ function flag(query: Query, name: string): boolean | undefined {
 }
 
 /**
- * Soft-delete controls of a DELETE. `hard_delete=true` alone also reaches soft-deleted
- * records (the seed's "record live or soft-deleted → removed"); the flags narrow it.
+ * Soft-delete controls as options. `hardDelete` alone also reaches soft-deleted records (the
+ * seed's "record live or soft-deleted → removed"); the deleted flags, when given, narrow it.
  */
-export function deleteOptions(query: Query): DeleteOptions {
-  const hard = flag(query, 'hard_delete') === true;
-  const explicit = query.include_deleted !== undefined || query.only_deleted !== undefined;
-  return { hard, deleted: hard && !explicit ? 'include' : parseDeleted(query) };
+export function deleteOptionsOf(flags: DeleteFlags): DeleteOptions {
+  const hard = flags.hardDelete === true;
+  const explicit = flags.includeDeleted != null || flags.onlyDeleted != null;
+  return { hard, deleted: hard && !explicit ? 'include' : deletedModeOf(flags) };
 }
 
-/** The `filter` parameter: a JSON object of filter keys. */
-export function parseFilterParam(raw: unknown, name = 'filter'): Array<[string, unknown]> {
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw dataErrors.invalidParam(name, 'Must be a JSON object of filters.');
-    }
-  }
+/** `hard_delete`, `include_deleted`, `only_deleted` of a REST DELETE. */
+export function deleteFlagsFromQuery(query: Query): DeleteFlags {
+  const hardDelete = flag(query, 'hard_delete');
+  return { hardDelete, ...deletedFlagsFromQuery(query) };
+}
+
+/** A filter object's entries (the `filter` of a filtered update or delete): 400 unless it is an object. */
+export function filterObjectEntries(value: unknown, name = 'filter'): Array<[string, unknown]> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw dataErrors.invalidParam(name, 'Must be a JSON object of filters.');
   return Object.entries(value as Record<string, unknown>);
+}
+
+/** The `filter` query parameter: JSON text of a filter object. */
+export function parseFilterParam(raw: string | undefined, name = 'filter'): Array<[string, unknown]> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw ?? '');
+  } catch {
+    throw dataErrors.invalidParam(name, 'Must be a JSON object of filters.');
+  }
+  return filterObjectEntries(value, name);
 }
 
 /** `ids=a,b` or repeated `ids=` (composite keys, which contain commas, must be repeated). */

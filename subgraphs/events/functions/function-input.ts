@@ -19,6 +19,53 @@ const RESERVED_HEADERS =
 
 export type FunctionInput = Partial<FunctionWrite>;
 
+/**
+ * The fields of a function as a request gives them (GraphQL `FunctionInput`, or a REST body
+ * through functionFieldsFromBody): absent fields undefined, values checked by
+ * parseFunctionInput (a REST body may carry any JSON), errors named after the REST fields.
+ */
+export interface FunctionFields {
+  name?: unknown;
+  slug?: unknown;
+  description?: unknown;
+  executionMode?: unknown;
+  code?: unknown;
+  webhookUrl?: unknown;
+  headers?: unknown;
+  systemFunction?: unknown;
+  timeoutSeconds?: unknown;
+  filterConditions?: unknown;
+  isActive?: unknown;
+  isPublic?: unknown;
+  /** Read-only fields a REST body named (each answers "This field is read-only."). */
+  readOnly?: readonly string[];
+}
+
+const REST_FIELDS: Record<string, keyof FunctionFields> = {
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  execution_mode: 'executionMode',
+  code: 'code',
+  webhook_url: 'webhookUrl',
+  headers: 'headers',
+  system_function: 'systemFunction',
+  timeout_seconds: 'timeoutSeconds',
+  filter_conditions: 'filterConditions',
+  is_active: 'isActive',
+  is_public: 'isPublic',
+};
+const READ_ONLY = ['id', 'created_at', 'updated_at', 'webhook_secret'];
+
+/** A REST body (snake_case) as the typed fields; 400 unless it is a JSON object. Other keys are ignored. */
+export function functionFieldsFromBody(body: unknown): FunctionFields {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalid('The request body must be a JSON object.');
+  const b = body as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [rest, field] of Object.entries(REST_FIELDS)) if (Object.hasOwn(b, rest)) out[field] = b[rest];
+  return { ...(out as FunctionFields), readOnly: READ_ONLY.filter((k) => b[k] !== undefined) };
+}
+
 function str(b: Record<string, unknown>, k: string, errs: FieldErrors, max: number, required = false): string | null | undefined {
   const v = b[k];
   if (v === undefined) {
@@ -73,9 +120,9 @@ function parseUrl(v: string | null | undefined, errs: FieldErrors): string | nul
 }
 
 /** `partial` (PATCH): only the fields present; otherwise name is required. */
-export function parseFunctionInput(body: unknown, partial: boolean): FunctionInput {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalid('The request body must be a JSON object.');
-  const b = body as Record<string, unknown>;
+export function parseFunctionInput(fields: FunctionFields, partial: boolean): FunctionInput {
+  const b: Record<string, unknown> = {};
+  for (const [rest, field] of Object.entries(REST_FIELDS)) b[rest] = fields[field];
   const errs: FieldErrors = {};
   const out: FunctionInput = {};
   const name = str(b, 'name', errs, 200, !partial);
@@ -121,7 +168,7 @@ export function parseFunctionInput(body: unknown, partial: boolean): FunctionInp
   if (active !== undefined) out.is_active = active;
   const pub = bool(b, 'is_public', errs);
   if (pub !== undefined) out.is_public = pub;
-  for (const ro of ['id', 'created_at', 'updated_at', 'webhook_secret']) if (b[ro] !== undefined) errs[ro] = ['This field is read-only.'];
+  for (const ro of fields.readOnly ?? []) errs[ro] = ['This field is read-only.'];
   if (Object.keys(errs).length) throw errors.invalid('Invalid input.', errs);
   return out;
 }

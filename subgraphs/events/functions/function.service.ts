@@ -5,11 +5,11 @@ import crypto from 'node:crypto';
 import type { RequestContext } from '../../core/context.js';
 import { isUniqueViolation } from '../../core/db.js';
 import { errors } from '../../core/errors.js';
-import { parsePage, type Query } from '../../core/listing.js';
+import { pageRequest, type ListInput } from '../../core/listing.js';
 import { isUuid, slugify, withUniqueSlug } from '../../core/slug.js';
 import { can, requireApp, resolveApp, type AppRow } from '../../tenancy/tenancy.api.js';
 import { eventsErrors } from '../events-errors.js';
-import { completeFunction, FUNCTION_DEFAULTS, parseFunctionInput } from './function-input.js';
+import { completeFunction, FUNCTION_DEFAULTS, parseFunctionInput, type FunctionFields } from './function-input.js';
 import { functionRepository as repo, type FunctionRow, type FunctionWrite } from './function.repository.js';
 
 export type { FunctionRow };
@@ -69,9 +69,9 @@ export async function appFor(ctx: RequestContext, appRef: string, permission: st
   return app;
 }
 
-export async function listFunctions(ctx: RequestContext, appRef: string, query: Query) {
+export async function listFunctions(ctx: RequestContext, appRef: string, input: ListInput) {
   const app = await appFor(ctx, appRef, 'functions:read');
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const { rows, count } = await repo.list(ctx.platform.pool, app.siteId, app.id, page.pageSize, page.offset);
   return { page, count, items: rows };
 }
@@ -91,9 +91,9 @@ const newSecret = () => 'whsec_' + crypto.randomBytes(32).toString('base64');
 const slugTaken = (slug: string) =>
   errors.invalid('Invalid input.', { slug: [`A function with slug "${slug}" already exists in this app.`] });
 
-export async function createFunction(ctx: RequestContext, appRef: string, body: unknown): Promise<FunctionResult> {
+export async function createFunction(ctx: RequestContext, appRef: string, fields: FunctionFields): Promise<FunctionResult> {
   const app = await appFor(ctx, appRef, 'functions:write');
-  const input = parseFunctionInput(body, false);
+  const input = parseFunctionInput(fields, false);
   const f = completeFunction({ ...FUNCTION_DEFAULTS, name: input.name!, slug: '' }, input);
   const secret = f.execution_mode === 'proxy' ? newSecret() : null;
   const pool = ctx.platform.pool;
@@ -120,12 +120,12 @@ export async function updateFunction(
   ctx: RequestContext,
   appRef: string,
   slug: string,
-  body: unknown,
+  fields: FunctionFields,
   partial: boolean,
 ): Promise<FunctionResult> {
   const app = await appFor(ctx, appRef, 'functions:write');
   const row = await findFunction(ctx, app, slug);
-  const input = parseFunctionInput(body, partial);
+  const input = parseFunctionInput(fields, partial);
   const current: FunctionWrite = partial
     ? row
     : { ...FUNCTION_DEFAULTS, name: row.name, slug: row.slug, execution_mode: row.execution_mode };

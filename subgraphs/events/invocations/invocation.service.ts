@@ -4,7 +4,7 @@
 // (functions:read). An API key sees the invocations of its own app only.
 import type { RequestContext } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
-import { param, parsePage, type Query } from '../../core/listing.js';
+import { listInputFromQuery, pageRequest, param, type ListInput, type Query } from '../../core/listing.js';
 import { isUuid } from '../../core/slug.js';
 import { can } from '../../tenancy/tenancy.api.js';
 import { enqueue } from '../delivery/delivery.js';
@@ -99,26 +99,46 @@ async function appIdOf(ctx: RequestContext, row: InvocationRow): Promise<number>
   return r.rows[0]?.app_id ?? -1;
 }
 
-function oneOf(query: Query, name: string, allowed: string[]): string | undefined {
-  const v = param(query, name);
-  if (v === undefined || v === '') return undefined;
+/** A list of invocations: a page, and the filters both transports offer. */
+export interface InvocationListInput extends ListInput {
+  status?: string | null;
+  triggerType?: string | null;
+  /** Only the runs of this function (a function id of the site). */
+  functionId?: number | null;
+}
+
+/** A REST query (`page`, `page_size`, `status`, `trigger_type`, `function`) as the typed input. */
+export function invocationListFromQuery(query: Query): InvocationListInput {
+  const input: InvocationListInput = listInputFromQuery(query, { status: 'string', trigger_type: 'string' });
+  const fnRaw = param(query, 'function');
+  if (fnRaw !== undefined && fnRaw !== '' && !/^\d{1,9}$/.test(fnRaw)) throw errors.field('function', 'Must be a function id.');
+  if (fnRaw) input.functionId = Number(fnRaw);
+  return input;
+}
+
+function oneOf(v: string | null | undefined, name: string, allowed: string[]): string | undefined {
+  if (v == null || v === '') return undefined;
   if (!allowed.includes(v)) throw errors.field(name, `Must be one of: ${allowed.join(', ')}.`);
   return v;
 }
 
-export async function listInvocations(ctx: RequestContext, query: Query) {
+function functionIdOf(id: number | null | undefined): number | undefined {
+  if (id == null) return undefined;
+  if (!Number.isInteger(id) || id < 0 || id > 999_999_999) throw errors.field('function', 'Must be a function id.');
+  return id;
+}
+
+export async function listInvocations(ctx: RequestContext, input: InvocationListInput) {
   const site = await readSite(ctx);
-  const page = parsePage(query);
-  const fnRaw = param(query, 'function');
-  if (fnRaw !== undefined && fnRaw !== '' && !/^\d{1,9}$/.test(fnRaw)) throw errors.field('function', 'Must be a function id.');
+  const page = pageRequest(input);
   const { rows, count } = await repo.list(
     ctx.platform.pool,
     {
       siteId: site.id,
       appId: ctx.principal.kind === 'api_key' ? ctx.principal.appId : undefined,
-      status: oneOf(query, 'status', STATUSES),
-      triggerType: oneOf(query, 'trigger_type', TRIGGERS),
-      functionId: fnRaw ? Number(fnRaw) : undefined,
+      status: oneOf(input.status, 'status', STATUSES),
+      triggerType: oneOf(input.triggerType, 'trigger_type', TRIGGERS),
+      functionId: functionIdOf(input.functionId),
     },
     page.pageSize,
     page.offset,
@@ -181,14 +201,23 @@ export const toResultView = (i: InvocationRow) => ({
 });
 
 /** Runs of one function (GraphQL `Function.invocations`): functions:read on its site. */
-export async function listFunctionInvocations(ctx: RequestContext, fn: { id: number; siteId: number; appId: number }, query: Query) {
+export async function listFunctionInvocations(
+  ctx: RequestContext,
+  fn: { id: number; siteId: number; appId: number },
+  input: Omit<InvocationListInput, 'functionId'>,
+) {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   if (!(await can(ctx, 'functions:read', 'site', fn.siteId))) throw errors.permissionDenied();
   if (ctx.principal.kind === 'api_key' && ctx.principal.appId !== fn.appId) throw errors.permissionDenied();
-  const page = parsePage(query);
+  const page = pageRequest(input);
   const { rows, count } = await repo.list(
     ctx.platform.pool,
-    { siteId: fn.siteId, functionId: fn.id, status: oneOf(query, 'status', STATUSES), triggerType: oneOf(query, 'trigger_type', TRIGGERS) },
+    {
+      siteId: fn.siteId,
+      functionId: fn.id,
+      status: oneOf(input.status, 'status', STATUSES),
+      triggerType: oneOf(input.triggerType, 'trigger_type', TRIGGERS),
+    },
     page.pageSize,
     page.offset,
   );

@@ -2,7 +2,8 @@
 // matrix's fixtures: each probe is a complete, valid request (body and query string) naming a
 // victim tenant's objects. The attacker — the owner of another tenant, who holds every
 // permission there — sends it from their own tenant's host (or the console) and must get 404,
-// as for something that does not exist; then the victim's owner sends the same request on their
+// as for something that does not exist (or the 400 "does not exist" a probe names as `hidden`,
+// for an id in a request body where the seed answers so); then the victim's owner sends the same request on their
 // own host and must succeed. A probe whose control fails is broken, not passing: each route and
 // field is asserted on its own, write routes included (the control runs after the attack, so a
 // write the attack wrongly made would also show).
@@ -47,7 +48,8 @@ export function restIsolationTests(module: string, worlds: () => IsolationWorlds
     const probe = await FIXTURES.find((f) => f.module === module)!.routes[key](w.victim);
     const call = (token: string, host: string) => w.t.call(r.method, probe.url, { token, host, body: probe.body, headers: probe.headers });
     const attack = await call(w.attacker.ownerToken, attackHost(probe.host, w));
-    if (attack.status !== 404) throw new Error(`attack from another tenant: expected 404, got ${show(attack)}`);
+    const hidden = probe.hidden ?? 404;
+    if (attack.status !== hidden) throw new Error(`attack from another tenant: expected ${hidden}, got ${show(attack)}`);
     const control = await call(w.victim.ownerToken, probe.host);
     if (control.status < 200 || control.status >= 300) throw new Error(`control by the owner: got ${show(control)}`);
     if (probe.deniedBy?.(control)) throw new Error(`control by the owner: the answer shows a refusal: ${show(control)}`);
@@ -55,7 +57,7 @@ export function restIsolationTests(module: string, worlds: () => IsolationWorlds
 }
 
 /** Query and Mutation fields that take an identifier (an argument naming an object). */
-const ID_ARGS = new Set(['slug', 'id', 'app', 'organization', 'site', 'user', 'table', 'name', 'domain']);
+const ID_ARGS = new Set(['slug', 'id', 'app', 'organization', 'site', 'user', 'table', 'name', 'domain', 'functionId']);
 function fieldsWithIdentifiers(): Set<string> {
   const schema = buildSchema(composeSupergraph(), { assumeValidSDL: true });
   const out = new Set<string>();
@@ -88,7 +90,7 @@ export function graphqlIsolationTests(module: string, worlds: () => IsolationWor
     const name = field.split('.')[1];
     const attack = await gql(w, probe, w.attacker.ownerToken, attackHost(probe.host ?? 'localhost', w));
     const error = attack.body?.errors?.[0];
-    const hidden = error ? error.extensions?.status === 404 : attack.body?.data?.[name] === null;
+    const hidden = error ? error.extensions?.status === (probe.hidden ?? 404) : attack.body?.data?.[name] === null;
     if (!hidden) throw new Error(`attack from another tenant: expected not found, got ${show(attack)}`);
     const control = await gql(w, probe, w.victim.ownerToken, probe.host ?? 'localhost');
     if (control.body?.errors || control.body?.data?.[name] == null) throw new Error(`control by the owner: got ${show(control)}`);

@@ -56,6 +56,12 @@ export interface Probe {
    * 2xx and must not.
    */
   deniedBy?: (res: CallResult) => boolean;
+  /**
+   * What another tenant's owner gets for this request in the isolation probes
+   * (test/support/matrix/isolation.ts): 404 by default; 400 where the seed answers an id of a
+   * request body that is not the tenant's with "does not exist".
+   */
+  hidden?: 400 | 404;
 }
 
 /** A file sent with a GraphQL operation (a GraphQL multipart request, graphql-multipart-request-spec). */
