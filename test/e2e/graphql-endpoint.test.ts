@@ -109,8 +109,23 @@ describe('distributed', () => {
     expect((await signed.json()).data.me.id).toBe(w.owner.uuid);
   });
 
+  test('/readyz checks every subgraph the gateway routes to', async () => {
+    const res = await w.t.call('GET', '/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body.checks).toEqual({ database: 'ok', ...Object.fromEntries(w.servers.map((s) => [`subgraph:${s.name}`, 'ok'])) });
+  });
+
   test('a subgraph that cannot be reached answers 503 service_unavailable without details', async () => {
     await w.servers.find((s) => s.name === 'events')!.close();
+    // Readiness names the subgraph that is down; the others stay ok.
+    const ready = await w.t.call('GET', '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ status: 'unavailable', detail: 'Not ready: subgraph:events down.' });
+    expect(ready.body.checks).toMatchObject({ database: 'ok', 'subgraph:events': 'down', 'subgraph:tenancy': 'ok' });
+    // A query that only the missing subgraph answers: HTTP 503 with the platform's code.
+    const only = await w.gql('{ events }');
+    expect(only.status).toBe(503);
+    expect(only.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'service_unavailable', status: 503 } })]);
     const res = await w.gql('{ app(slug: "shop") { name functions { total } } }', { token: w.t.tokenFor(w.owner), host: 'shop.localhost' });
     expect(res.body.errors).toHaveLength(1);
     // A subgraph that cannot be reached is unavailable (503), not the client's fault, and the
