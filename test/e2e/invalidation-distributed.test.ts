@@ -73,7 +73,8 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
+  // The last test kills it (a killed process has a signalCode and no exitCode).
+  if (child && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await exited;
