@@ -3,7 +3,7 @@
 // benchmark's table of 100,000 rows; autocannon sends the GraphQL record(id) and page-of-25
 // reads and their REST equivalents; then the process's RSS is read from /proc.
 //
-//   node --import tsx bench/rss.ts [--duration 20] [--connections 20] [--node-flags "--max-semi-space-size=4"]
+//   node --import tsx bench/rss.ts [--duration 20] [--connections 20] [--node-flags="--max-semi-space-size=4"]
 //
 // --node-flags: extra Node options for the server process, to try settings against the
 // start command's own.
@@ -70,13 +70,14 @@ async function main(): Promise<void> {
   });
   const port = await freePort();
   // The command of `npm start` (package.json), on the same database and keys.
-  const start: string[] = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
-    .scripts.start.split(' ')
-    .slice(1);
+  const script: string = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
+  const m = /^(?:NODE_OPTIONS="([^"]*)\$NODE_OPTIONS" )?node (.+)$/.exec(script)!;
+  const nodeOptions = (m[1] ?? '').trim();
+  const start = m[2].split(' ');
   start.splice(start.length - 1, 0, ...values['node-flags']!.split(' ').filter(Boolean));
   const server = spawn(process.execPath, start, {
     cwd: root,
-    env: { ...env, DATABASE_URL: platform.databaseUrl, PORT: String(port), LOG_LEVEL: 'info' },
+    env: { ...env, NODE_OPTIONS: nodeOptions, DATABASE_URL: platform.databaseUrl, PORT: String(port), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
     });
     const benchEnv: BenchEnv = { platform, user, token: signAccessToken(platform, user), base };
     const lines = [`# ${duration}s per request, ${connections} connections, ${os.cpus().length} CPUs, Node ${process.version}`];
-    lines.push(`server: node ${start.join(' ')}`);
+    lines.push(`server: NODE_OPTIONS="${nodeOptions}" node ${start.join(' ')}`);
     lines.push(`RSS after start (before any request): ${(started / MiB).toFixed(0)} MiB`);
     for (const bench of GRAPHQL_BENCHMARKS) {
       for (const [label, make] of [

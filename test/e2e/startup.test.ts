@@ -123,7 +123,7 @@ describe('npm start runs the compiled JavaScript', () => {
 
   test('the start scripts run dist/ without a TypeScript loader, built by prepare and by the pre-scripts', () => {
     for (const name of ['start', 'start:worker', 'start:subgraph', 'cli']) {
-      expect(scripts[name]).toMatch(/^node --no-node-snapshot dist\/\S+\.js$/);
+      expect(scripts[name]).toMatch(/^(NODE_OPTIONS="[^"]*\$NODE_OPTIONS" )?node --no-node-snapshot dist\/\S+\.js$/);
       expect(scripts[`pre${name}`]).toBe('node scripts/build.mjs --if-stale');
     }
     expect(scripts.prepare).toBe('node scripts/build.mjs --if-stale');
@@ -132,14 +132,16 @@ describe('npm start runs the compiled JavaScript', () => {
   test('the build answers /healthz and /readyz, and stops on SIGTERM', async () => {
     const build = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
     expect({ status: build.status, stderr: build.stderr }).toEqual({ status: 0, stderr: expect.not.stringContaining('failed') });
-    // The start script as npm runs it, with this Node.
-    const [node, ...args] = scripts.start.split(' ');
-    expect(node).toBe('node');
+    // The start script as npm runs it, with this Node: its heap limit in NODE_OPTIONS (where an
+    // operator's own NODE_OPTIONS, coming after it, overrides it).
+    const m = /^NODE_OPTIONS="([^"]*)\$NODE_OPTIONS" node (.+)$/.exec(scripts.start)!;
+    expect(m[1]).toMatch(/^--max-old-space-size=\d+ $/);
+    const args = m[2].split(' ');
     expect(fs.existsSync(path.join(ROOT, args[args.length - 1]))).toBe(true);
     const db = await createTestDatabase();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-dist-'));
     try {
-      const run = await start({ DATA_DIR: dataDir, DATABASE_URL: db.url }, args);
+      const run = await start({ DATA_DIR: dataDir, DATABASE_URL: db.url, NODE_OPTIONS: m[1].trim() }, args);
       expect(await get(run.port, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
       expect(await get(run.port, '/readyz')).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok' } } });
       // GraphQL reads its SDL from schema/ and the migrations ran from prisma/migrations: both
