@@ -19,8 +19,24 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 
 export type GraphqlOutcome = 'success' | 'partial' | 'error';
 
+let processRegistry: Registry | null = null;
+
+/**
+ * Node's own metrics (memory, event-loop lag, GC, handles) describe the process, and
+ * prom-client cannot stop their monitors: one registry per process, made on first use, that
+ * every app of the process (tests build many) reports beside its own.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, eventLoopMonitoringPrecision: 20 });
+  }
+  return processRegistry;
+}
+
 export class PlatformMetrics {
   readonly registry = new Registry();
+  private readonly process = processMetrics();
   private readonly names = new Set<string>();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly durations: Histogram<'method' | 'route' | 'status'>;
@@ -28,7 +44,6 @@ export class PlatformMetrics {
 
   constructor(platform: Pick<Platform, 'pool'>) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by route pattern, method and status.',
@@ -82,6 +97,11 @@ export class PlatformMetrics {
     } else if (name) operation = 'other';
     const kind = type === 'query' || type === 'mutation' || type === 'subscription' ? type : 'unknown';
     this.operations.inc({ operation, type: kind, outcome });
+  }
+
+  /** The Prometheus text of the process's and this app's metrics. */
+  async text(): Promise<string> {
+    return `${await this.process.metrics()}\n${await this.registry.metrics()}`;
   }
 
   /** Apollo Server plugin: the operations that take Apollo Server's way (the fast path reports its own). */
@@ -144,7 +164,7 @@ export function registerMetricsRoute(
   app.get('/metrics', { config: { noTenant: true, bare: true } }, async (request, reply) => {
     const refused = refusal(request, token);
     if (refused) return sendError(reply, refused);
-    const text = await metrics.registry.metrics();
+    const text = await metrics.text();
     return reply.header('Cache-Control', 'no-store').type(metrics.registry.contentType).send(text);
   });
 }
