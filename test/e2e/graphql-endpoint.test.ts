@@ -1,5 +1,6 @@
 // /graphql as an endpoint: Apollo Sandbox for browsers, internal errors that leak nothing,
 // and the subgraph servers of the distributed mode, which trust only the signed context.
+import http from 'node:http';
 import { signContextToken } from '../../subgraphs/core/graphql/context-token.js';
 import type { RequestContext } from '../../subgraphs/core/context.js';
 import { startGraphqlWorld, type GraphqlWorld } from './graphql-fixtures.js';
@@ -132,5 +133,24 @@ describe('distributed', () => {
     // answer says nothing about where it runs.
     expect(res.body.errors[0].extensions).toEqual({ code: 'service_unavailable', status: 503 });
     expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|stack/);
+  });
+
+  test('a subgraph behind a proxy that answers 502 (no healthy backend): 503 service_unavailable, /readyz down', async () => {
+    // The events subgraph was closed above: a proxy now listens on its port, without a backend.
+    const events = w.servers.find((s) => s.name === 'events')!;
+    const proxy = http.createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>502 Bad Gateway</h1>'));
+    await new Promise<void>((resolve) => proxy.listen(events.port, '127.0.0.1', resolve));
+    try {
+      const res = await w.gql('{ events }');
+      expect(res.status).toBe(503);
+      expect(res.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'service_unavailable', status: 503 } })]);
+      expect(res.text).not.toMatch(/Bad Gateway|127\.0\.0\.1/);
+      const ready = await w.t.call('GET', '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks['subgraph:events']).toBe('down');
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
