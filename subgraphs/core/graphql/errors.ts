@@ -38,7 +38,7 @@ function isFormattedPlatformError(f: GraphQLFormattedError): boolean {
   return typeof f.extensions?.code === 'string' && typeof f.extensions?.status === 'number';
 }
 
-const UPSTREAM_UNAVAILABLE = new Set([502, 503, 504]);
+const UPSTREAM_UNAVAILABLE = new Set<unknown>([502, 503, 504]);
 
 /** The HTTP status of a subgraph's answer that was not GraphQL (RemoteGraphQLDataSource's `extensions.response`). */
 function upstreamStatus(formatted: GraphQLFormattedError, error: unknown): unknown {
