@@ -6,6 +6,7 @@
 //   node --import tsx bench/analytics-compile.ts [--iterations 5000]
 import { parseArgs } from 'node:util';
 import { loadPgParser } from '../subgraphs/analytics/template/pg-check.js';
+import { loadMysqlParser } from '../subgraphs/analytics/template/mysql-check.js';
 import { prepareQuery, preparedFor } from '../subgraphs/analytics/template/prepare.js';
 import { parseTemplate } from '../subgraphs/analytics/template/template.js';
 import type { Engine } from '../subgraphs/analytics/engines/connector.js';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { iterations: { type: 'string', default: '5000' } } });
   const n = Number(values.iterations);
   await loadPgParser();
+  await loadMysqlParser();
   const scope = { schema: 'bench', tables: new Map([['orders', 'bench_orders']]) };
   for (const c of CASES) {
     const once = () => prepareQuery(c.engine, parseTemplate(c.text), c.engine === 'internal' ? scope : undefined);

@@ -12,6 +12,7 @@ import type { Platform } from '../subgraphs/core/platform.js';
 import { authenticate } from './auth/authenticate.js';
 import { registerGraphql } from './graphql/server.js';
 import { registerHealthRoutes } from './health.js';
+import { PlatformMetrics, registerMetricsRoute } from './metrics.js';
 import { RateLimiter } from './rate-limit.js';
 import { checkUrlInput, registerJsonGuards } from './input-guards.js';
 import { renderRestError } from './rest/render-error.js';
@@ -118,6 +119,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   const limiter = new RateLimiter(platform);
+  const metrics = new PlatformMetrics(platform);
 
   await app.register(cookie);
   registerJsonGuards(app, config.jsonMaxDepth);
@@ -181,6 +183,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   app.addHook('onResponse', (request, reply, done) => {
     const ctx = request.ctx;
     const durationMs = Number(process.hrtime.bigint() - request.startedAt) / 1e6;
+    metrics.observeRequest(request.method, request.route?.url, reply.statusCode, durationMs / 1000);
     requestLog.info(
       {
         requestId: ctx?.requestId,
@@ -216,8 +219,9 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   });
 
   registerHealthRoutes(app, platform);
+  registerMetricsRoute(app, metrics, config.metricsToken, sendError);
   (await import('./auth/jwks.route.js')).registerJwksRoute(app, platform);
-  await registerGraphql(app, platform, limiter);
+  await registerGraphql(app, platform, limiter, metrics);
   registerRestRoutes(app, ROUTES);
   return app;
 }

@@ -4,13 +4,13 @@
 // the committed supergraph.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { ResolverMap } from './core/graphql/resolvers.js';
 import { findModule, SUBGRAPH_NAMES } from './modules.js';
+import { PROJECT_ROOT } from './core/paths.js';
 
-export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../schema');
+export const SCHEMA_DIR = path.join(PROJECT_ROOT, 'schema');
 export const SUPERGRAPH_FILE = path.join(SCHEMA_DIR, 'supergraph.graphql');
 
 export { SUBGRAPH_NAMES };

@@ -5,7 +5,7 @@
 // sends the request context as a signed header.
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '../../subgraphs/core/platform.js';
@@ -33,6 +33,7 @@ import {
 import { FastPath, responseType, type ResolvedPlan } from './fast-path.js';
 import { OperationLimits } from './limits.js';
 import type { RateLimiter } from '../rate-limit.js';
+import type { PlatformMetrics } from '../metrics.js';
 import { isAppError, type AppError } from '../../subgraphs/core/errors.js';
 
 /** A subgraph over HTTP: each fetch carries the request context, signed for the subgraph. */
@@ -76,7 +77,7 @@ export interface GraphqlServer {
   fast: FastPath;
 }
 
-export async function createGraphqlServer(platform: Platform): Promise<GraphqlServer> {
+export async function createGraphqlServer(platform: Platform, metrics?: PlatformMetrics): Promise<GraphqlServer> {
   for (const name of Object.keys(platform.config.subgraphUrls)) {
     if (!isSubgraphName(name)) {
       throw new ConfigError(`SUBGRAPH_${name.toUpperCase()}_URL`, `no module "${name}" has a subgraph (${SUBGRAPH_NAMES.join(', ')})`);
@@ -107,6 +108,7 @@ export async function createGraphqlServer(platform: Platform): Promise<GraphqlSe
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: true, footer: false }),
       internalErrorLogger('gateway'),
       unavailableStatus(),
+      ...(metrics ? [metrics.apolloPlugin() as ApolloServerPlugin<SubgraphContext>] : []),
     ],
   });
   await server.start();
@@ -139,7 +141,12 @@ function plainBody(request: FastifyRequest): GraphqlBody | null {
 /** The short way (fast-path.ts), or null when this request takes Apollo Server's. */
 // Answers true when it sent the answer (not the reply itself: a Fastify reply is a thenable,
 // which an async function would wait for).
-async function executeFast(graphql: GraphqlServer, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+async function executeFast(
+  graphql: GraphqlServer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  metrics: PlatformMetrics | undefined,
+): Promise<boolean> {
   const body = plainBody(request);
   if (!body) return false;
   const op = graphql.fast.lookup(body.query, body.operationName);
@@ -149,6 +156,8 @@ async function executeFast(graphql: GraphqlServer, request: FastifyRequest, repl
   const context = createSubgraphContext(request.ctx);
   const result = await graphql.fast.execute(op, body.variables ?? undefined, context);
   if (!result) return false;
+  const outcome = !result.errors?.length ? 'success' : result.data ? 'partial' : 'error';
+  metrics?.observeOperation(op.operation.name?.value ?? op.operationName, op.operation.operation, outcome, true);
   let errors;
   if (result.errors?.length) {
     logInternalErrors('gateway', result.errors, context);
@@ -212,8 +221,13 @@ async function admit(
   return null;
 }
 
-export async function registerGraphql(app: FastifyInstance, platform: Platform, limiter?: RateLimiter): Promise<void> {
-  const graphql = await createGraphqlServer(platform);
+export async function registerGraphql(
+  app: FastifyInstance,
+  platform: Platform,
+  limiter?: RateLimiter,
+  metrics?: PlatformMetrics,
+): Promise<void> {
+  const graphql = await createGraphqlServer(platform, metrics);
   const limits = new OperationLimits(platform.config.graphqlLimits, () => graphql.gateway.schema);
   app.decorate('graphql', graphql);
   const server = graphql.apollo;
@@ -226,7 +240,7 @@ export async function registerGraphql(app: FastifyInstance, platform: Platform, 
     if (isMultipartRequest(request.headers)) return executeMultipart(request, reply);
     const refused = await admit(limits, limiter, request, reply);
     if (refused) return sendGraphqlError(reply, refused);
-    if (await executeFast(graphql, request, reply)) return reply;
+    if (await executeFast(graphql, request, reply, metrics)) return reply;
     return executeGraphql(server, request, reply, async () => createSubgraphContext(request.ctx));
   };
   // A GraphQL multipart request (file uploads, subgraphs/core/graphql/uploads.ts): refused unless

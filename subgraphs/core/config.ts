@@ -78,6 +78,12 @@ export interface Config {
   analyticsMaxConcurrent: number;
   // --- storage module (DECISIONS §1): S3 object store and Microsoft Graph document library ---
   storage: StorageConfig;
+  // --- operations (docs/operations.md) ---
+  /**
+   * METRICS_TOKEN: the Bearer token that reads GET /metrics from anywhere. Unset: /metrics
+   * answers only a direct client on the loopback interface (404 to everyone else).
+   */
+  metricsToken: string | null;
 }
 
 export interface StorageConfig {
@@ -382,7 +388,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
       maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 5000, 100, 1_000_000),
       maxCost: int(env, 'GRAPHQL_MAX_COST', 20_000, 1, 100_000_000),
     },
+    // operations (docs/operations.md)
+    metricsToken: optional(env, 'METRICS_TOKEN'),
   };
+  if (config.metricsToken !== null && (config.metricsToken.length < 16 || /\s/.test(config.metricsToken))) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters without spaces');
+  }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `unknown level "${config.logLevel}"`);
   }

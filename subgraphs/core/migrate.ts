@@ -3,11 +3,11 @@
 // starts (several gateway processes sharing one database).
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { transactionOn } from './db.js';
+import { PROJECT_ROOT } from './paths.js';
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../prisma/migrations');
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'prisma', 'migrations');
 const LOCK_ID = 727_100_001;
 
 export function listMigrations(dir = MIGRATIONS_DIR): { name: string; sql: string }[] {

@@ -1,7 +1,7 @@
 // Invitation e-mail. With SMTP_URL set, the message goes out through SMTP (nodemailer);
 // without it, one log line says that an invitation exists for that address. The token and
 // the link that carries it never reach a log line, in either case.
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { RequestContext } from '../core/context.js';
 
 export interface InvitationMail {
@@ -59,7 +59,9 @@ export async function sendInvitationMail(ctx: RequestContext, m: InvitationMail)
     return;
   }
   const { transport, from } = smtpOptions(smtpUrl);
-  const transporter = nodemailer.createTransport(transport as Parameters<typeof nodemailer.createTransport>[0]);
+  // Imported on the first e-mail: most processes never send one.
+  const { createTransport } = (await import('nodemailer')).default;
+  const transporter = createTransport(transport as Parameters<typeof nodemailer.createTransport>[0]);
   try {
     await transporter.sendMail({
       from,

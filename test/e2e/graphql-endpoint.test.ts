@@ -1,5 +1,6 @@
 // /graphql as an endpoint: Apollo Sandbox for browsers, internal errors that leak nothing,
 // and the subgraph servers of the distributed mode, which trust only the signed context.
+import http from 'node:http';
 import { signContextToken } from '../../subgraphs/core/graphql/context-token.js';
 import type { RequestContext } from '../../subgraphs/core/context.js';
 import { startGraphqlWorld, type GraphqlWorld } from './graphql-fixtures.js';
@@ -109,13 +110,47 @@ describe('distributed', () => {
     expect((await signed.json()).data.me.id).toBe(w.owner.uuid);
   });
 
+  test('/readyz checks every subgraph the gateway routes to', async () => {
+    const res = await w.t.call('GET', '/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body.checks).toEqual({ database: 'ok', ...Object.fromEntries(w.servers.map((s) => [`subgraph:${s.name}`, 'ok'])) });
+  });
+
   test('a subgraph that cannot be reached answers 503 service_unavailable without details', async () => {
     await w.servers.find((s) => s.name === 'events')!.close();
+    // Readiness names the subgraph that is down; the others stay ok.
+    const ready = await w.t.call('GET', '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ status: 'unavailable', detail: 'Not ready: subgraph:events down.' });
+    expect(ready.body.checks).toMatchObject({ database: 'ok', 'subgraph:events': 'down', 'subgraph:tenancy': 'ok' });
+    // A query that only the missing subgraph answers: HTTP 503 with the platform's code.
+    const only = await w.gql('{ events }');
+    expect(only.status).toBe(503);
+    expect(only.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'service_unavailable', status: 503 } })]);
     const res = await w.gql('{ app(slug: "shop") { name functions { total } } }', { token: w.t.tokenFor(w.owner), host: 'shop.localhost' });
     expect(res.body.errors).toHaveLength(1);
     // A subgraph that cannot be reached is unavailable (503), not the client's fault, and the
     // answer says nothing about where it runs.
     expect(res.body.errors[0].extensions).toEqual({ code: 'service_unavailable', status: 503 });
     expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|stack/);
+  });
+
+  test('a subgraph behind a proxy that answers 502 (no healthy backend): 503 service_unavailable, /readyz down', async () => {
+    // The events subgraph was closed above: a proxy now listens on its port, without a backend.
+    const events = w.servers.find((s) => s.name === 'events')!;
+    const proxy = http.createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>502 Bad Gateway</h1>'));
+    await new Promise<void>((resolve) => proxy.listen(events.port, '127.0.0.1', resolve));
+    try {
+      const res = await w.gql('{ events }');
+      expect(res.status).toBe(503);
+      expect(res.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'service_unavailable', status: 503 } })]);
+      expect(res.text).not.toMatch(/Bad Gateway|127\.0\.0\.1/);
+      const ready = await w.t.call('GET', '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks['subgraph:events']).toBe('down');
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

@@ -73,7 +73,8 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
+  // The last test kills it (a killed process has a signalCode and no exitCode).
+  if (child && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await exited;
@@ -130,4 +131,25 @@ test('a user deactivated through GraphQL in the subgraph process is refused at t
   const ms = await msUntil(probe, (r) => r.status === 401, 5_000);
   expect(ms).not.toBeNull();
   expect(ms!).toBeLessThan(WINDOW_MS);
+});
+
+test('the subgraph process killed: /readyz answers 503 naming it, GraphQL answers 503 service_unavailable', async () => {
+  const before = await t.call('GET', '/readyz');
+  expect(before.status).toBe(200);
+  expect(before.body.checks).toEqual({ database: 'ok', 'subgraph:tenancy': 'ok' });
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+
+  const ready = await t.call('GET', '/readyz');
+  expect(ready.status).toBe(503);
+  expect(ready.body).toEqual({
+    status: 'unavailable',
+    detail: 'Not ready: subgraph:tenancy down.',
+    checks: { database: 'ok', 'subgraph:tenancy': 'down' },
+  });
+  const res = await t.call('POST', '/graphql', { body: { query: '{ me { id } }' }, token: t.tokenFor(owner) });
+  expect(res.status).toBe(503);
+  expect(res.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'service_unavailable', status: 503 } })]);
+  expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
 });

@@ -10,11 +10,15 @@ import { GraphProvider } from '../../subgraphs/storage/providers/graph.provider.
 import { LocalProvider } from '../../subgraphs/storage/providers/local.provider.js';
 import { ProviderNotFound, type StorageProvider } from '../../subgraphs/storage/providers/provider.js';
 import { S3Provider } from '../../subgraphs/storage/providers/s3.provider.js';
+import { createProviders } from '../../subgraphs/storage/providers/factory.js';
+import type { Config } from '../../subgraphs/core/config.js';
 import { startGraphFake, type GraphFake } from '../support/graph-fake.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-providers-'));
 let s3server: S3rver;
 let s3: S3Provider;
+/** The same S3 server through the factory, which imports the AWS SDK on first use. */
+let s3Lazy: StorageProvider;
 let graphFake: GraphFake;
 let graph: GraphProvider;
 const local = new LocalProvider(path.join(tmp, 'local'));
@@ -22,14 +26,17 @@ const local = new LocalProvider(path.join(tmp, 'local'));
 beforeAll(async () => {
   s3server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(tmp, 's3rver') });
   const addr = await s3server.run();
-  s3 = new S3Provider({
+  const settings = {
     endpoint: `http://127.0.0.1:${addr.port}`,
     region: 'us-east-1',
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
     bucketPrefix: 'tenantry-test',
     forcePathStyle: true,
-  });
+  };
+  s3 = new S3Provider(settings);
+  const config = { dataDir: tmp, storage: { s3: { ...settings, bucketPrefix: 'tenantry-lazy' }, graph: null } } as unknown as Config;
+  s3Lazy = createProviders(config).get('object_store')!;
   const creds = { tenantId: 'tenant-1', clientId: 'client-1', clientSecret: 'secret-1' };
   graphFake = await startGraphFake(creds);
   graph = new GraphProvider(
@@ -71,6 +78,7 @@ function failingAfter(data: Buffer, n: number): Readable {
 const PROVIDERS: [string, () => StorageProvider][] = [
   ['local files', () => local],
   ['S3 (s3rver)', () => s3],
+  ['S3 through the factory (s3rver)', () => s3Lazy],
   ['Microsoft Graph (fake)', () => graph],
 ];
 

@@ -4,10 +4,8 @@ import crypto from 'node:crypto';
 import type { Platform } from '../../core/context.js';
 import { analyticsErrors } from '../analytics-errors.js';
 import type { Connector, Engine } from './connector.js';
-import { clickhouseConnector } from './clickhouse.js';
-import { mysqlConnector } from './mysql.js';
 import { postgresConnector, type SqlConnection } from './postgres.js';
-import { searchConnector, type SearchConnection } from './search.js';
+import type { SearchConnection } from './search.js';
 
 interface Entry {
   fingerprint: string;
@@ -59,6 +57,21 @@ function sqlConnection(value: unknown, defaultPort: number): SqlConnection {
   };
 }
 
+/**
+ * A connector whose driver is imported on its first query: the MySQL, ClickHouse and
+ * Elasticsearch clients (and their memory) stay out of processes whose tenants never use them.
+ */
+function lazyConnector(load: () => Promise<Connector>): Connector {
+  let made: Promise<Connector> | null = null;
+  return {
+    run: (req) => (made ??= load()).then((c) => c.run(req)),
+    close: async () => {
+      const c = await made?.catch(() => null);
+      await c?.close();
+    },
+  };
+}
+
 function makeConnector(platform: Platform, engine: Engine, value: unknown): Connector {
   const timeout = platform.config.analyticsTimeoutMs;
   switch (engine) {
@@ -66,15 +79,20 @@ function makeConnector(platform: Platform, engine: Engine, value: unknown): Conn
       return postgresConnector(sqlConnection(value, 5432), timeout);
     case 'redshift':
       return postgresConnector(sqlConnection(value, 5439), timeout, true);
-    case 'mysql':
-      return mysqlConnector(sqlConnection(value, 3306), timeout);
+    case 'mysql': {
+      const c = sqlConnection(value, 3306);
+      return lazyConnector(async () => (await import('./mysql.js')).mysqlConnector(c, timeout));
+    }
     case 'clickhouse': {
       const v = objectOf(value);
       const secure = v.secure === undefined ? true : v.secure === true;
-      return clickhouseConnector({ ...sqlConnection(value, 8443), secure }, timeout);
+      const c = { ...sqlConnection(value, 8443), secure };
+      return lazyConnector(async () => (await import('./clickhouse.js')).clickhouseConnector(c, timeout));
     }
-    case 'elasticsearch':
-      return searchConnector(searchConnection(value));
+    case 'elasticsearch': {
+      const c = searchConnection(value);
+      return lazyConnector(async () => (await import('./search.js')).searchConnector(c));
+    }
     default:
       throw analyticsErrors.secretResolution('Driver not supported.', { engine });
   }

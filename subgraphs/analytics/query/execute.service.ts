@@ -13,6 +13,7 @@ import { isConnectionFailure, type Engine, type RunResult } from '../engines/con
 import { runInternal } from '../engines/internal.js';
 import { connectorFor } from '../engines/registry.js';
 import { loadPgParser } from '../template/pg-check.js';
+import { loadMysqlParser } from '../template/mysql-check.js';
 import { preparedFor } from '../template/prepare.js';
 import { parseParams, resolveValues, type Params } from '../template/values.js';
 import { executionRepository, type ExecutionRow } from './query.repository.js';
@@ -62,6 +63,7 @@ async function run(ctx: RequestContext, { row, app, site }: Awaited<ReturnType<t
       secret = await readConnectionSecret(ctx, app.id, row.secretKey!);
       if (!secret) throw analyticsErrors.secretResolution('Secret not found.', { secret_key: row.secretKey });
       engine = engineOfType(secret.typeSlug);
+      if (engine === 'mysql') await loadMysqlParser();
       redact = secretStrings(secret.value);
     }
     const scope = engine === 'internal' ? { schema: site.schemaName, tables: await physicalTableNames(ctx, app.id) } : undefined;

@@ -11,6 +11,7 @@ import { can, resolveApp, type AppRow } from '../../tenancy/tenancy.api.js';
 import { analyticsErrors } from '../analytics-errors.js';
 import type { Engine } from '../engines/connector.js';
 import { loadPgParser } from '../template/pg-check.js';
+import { loadMysqlParser } from '../template/mysql-check.js';
 import { prepareQuery } from '../template/prepare.js';
 import { parseTemplate } from '../template/template.js';
 import { parseQueryInput, type QueryInput } from './query-input.js';
@@ -94,6 +95,7 @@ async function checkFields(ctx: RequestContext, scope: AppScope, f: QueryFields)
   const engine = await engineOf(ctx, scope.app.id, f);
   const t = parseTemplate(f.queryText);
   await loadPgParser();
+  if (engine === 'mysql') await loadMysqlParser();
   if (engine === 'internal' && t.placeholders.some((p) => p.kind === 'secret')) {
     throw analyticsErrors.validation({ query_text: ['Secret references are allowed in external queries only.'] });
   }

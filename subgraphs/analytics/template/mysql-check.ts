@@ -1,11 +1,17 @@
 // MySQL/MariaDB templates checked with node-sql-parser's grammar for the dialect: exactly one
 // SELECT (or WITH … SELECT), no blocked statement, clause or function anywhere in the tree.
-import sqlParser from 'node-sql-parser';
+import type { Parser } from 'node-sql-parser';
 import { analyticsErrors } from '../analytics-errors.js';
 import { BLOCKED_SQL_FUNCTIONS, BLOCKED_STATEMENTS } from './blocked.js';
 import type { CompiledSql } from './template.js';
 
-const parser = new sqlParser.Parser();
+let parser: Parser | null = null;
+let loading: Promise<void> | null = null;
+/** The grammar is large: loaded once per process, before the first MySQL template is checked. */
+export const loadMysqlParser = (): Promise<void> =>
+  (loading ??= import('node-sql-parser').then((m) => {
+    parser = new (m.default ?? m).Parser();
+  }));
 
 type Node = Record<string, unknown>;
 
@@ -17,6 +23,7 @@ const refuse = (compiled: CompiledSql, message: string, offset?: number) =>
 export function checkMysql(compiled: CompiledSql, dialect: 'MySQL' | 'MariaDB' = 'MariaDB'): string {
   let ast: unknown;
   try {
+    if (!parser) throw new Error('loadMysqlParser() must be awaited before checkMysql()');
     ast = parser.astify(compiled.text, { database: dialect });
   } catch (e) {
     const err = e as { message?: string; location?: { start?: { offset?: number } } };

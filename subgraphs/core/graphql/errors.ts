@@ -38,6 +38,21 @@ function isFormattedPlatformError(f: GraphQLFormattedError): boolean {
   return typeof f.extensions?.code === 'string' && typeof f.extensions?.status === 'number';
 }
 
+const UPSTREAM_UNAVAILABLE = new Set<unknown>([502, 503, 504]);
+
+/** The HTTP status of a subgraph's answer that was not GraphQL (RemoteGraphQLDataSource's `extensions.response`). */
+function upstreamStatus(formatted: GraphQLFormattedError, error: unknown): unknown {
+  const own = (formatted.extensions?.response as { status?: unknown } | undefined)?.status;
+  if (own !== undefined) return own;
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 10; depth++) {
+    const status = (e as { extensions?: { response?: { status?: unknown } } }).extensions?.response?.status;
+    if (status !== undefined) return status;
+    e = (e as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}
+
 type Classified =
   { kind: 'platform'; code: string; status?: number; message: string; extra?: Record<string, unknown> } | { kind: 'internal' };
 
@@ -49,6 +64,12 @@ function classify(formatted: GraphQLFormattedError, error: unknown): Classified 
     if (app.errors) extra.errors = app.errors;
     if (app.details) extra.details = app.details;
     return { kind: 'platform', code: app.code, status: app.status, message: app.message, extra };
+  }
+  // A subgraph served over HTTP behind a proxy or load balancer that has no healthy backend
+  // answers 502/503/504 without a GraphQL body: unavailable, as when it cannot be reached.
+  if (UPSTREAM_UNAVAILABLE.has(upstreamStatus(formatted, error))) {
+    const e = errors.unavailable('A service this request needs is not available; try again shortly.');
+    return { kind: 'platform', code: e.code, status: e.status, message: e.message };
   }
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && PASS_THROUGH.has(code)) return { kind: 'platform', code, message: formatted.message };

@@ -3,7 +3,6 @@
 //   send_email  params {to, subject, text}: one message through SMTP_URL (logged when unset);
 //               at most 10 recipients, subject 200 characters, text 100 KiB.
 //   echo        returns {params, user}: a no-op for wiring tests and benchmarks.
-import nodemailer from 'nodemailer';
 import type { Platform } from '../../core/context.js';
 import { failed, type RunOutcome } from './outcome.js';
 
@@ -47,7 +46,9 @@ async function sendEmail(call: SystemCall): Promise<RunOutcome> {
   const from = u.searchParams.get('from') || 'Tenantry <no-reply@localhost>';
   u.searchParams.delete('from');
   const t = call.timeoutMs;
-  const transport = nodemailer.createTransport({ url: u.toString(), connectionTimeout: t, greetingTimeout: t, socketTimeout: t } as never);
+  // Imported on the first e-mail: most processes never send one.
+  const { createTransport } = (await import('nodemailer')).default;
+  const transport = createTransport({ url: u.toString(), connectionTimeout: t, greetingTimeout: t, socketTimeout: t } as never);
   try {
     const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text });
     return { status: 'succeeded', result: { sent: true, message_id: info.messageId, recipients: m.to.length }, error: null, logs: [] };
