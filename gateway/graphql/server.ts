@@ -26,6 +26,7 @@ import { FastPath, responseType, type ResolvedPlan } from './fast-path.js';
 import { OperationLimits } from './limits.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { isAppError, type AppError } from '../../subgraphs/core/errors.js';
+import { explorerPage, wantsExplorer } from '../explorer.js';
 
 /** A subgraph over HTTP: each fetch carries the request context, signed for the subgraph. */
 class SignedRemoteDataSource extends RemoteGraphQLDataSource<SubgraphContext> {
@@ -83,11 +84,12 @@ export async function createGraphqlServer(platform: Platform): Promise<GraphqlSe
     gateway,
     formatError: formatGraphqlError,
     includeStacktraceInErrorResponses: false,
-    // The schema is public (it is committed), and Sandbox needs it in every environment.
+    // The schema is public (it is committed), and the IDEs need it in every environment.
     introspection: true,
     // The platform's own shutdown closes Fastify, whose onClose hook stops the server.
     stopOnTerminationSignals: false,
     plugins: [
+      // GET /graphql?ide=sandbox from a browser (the IDE at plain GET /graphql is explorer.ts).
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: true, footer: false }),
       internalErrorLogger('gateway'),
       unavailableStatus(),
@@ -209,6 +211,8 @@ export async function registerGraphql(app: FastifyInstance, platform: Platform, 
     method: ['GET', 'POST'],
     url: '/graphql',
     handler: async (request, reply) => {
+      // A browser opening /graphql gets the IDE (?ide=sandbox: Apollo Sandbox, from its CDN).
+      if (wantsExplorer(request)) return reply.type('text/html; charset=utf-8').send(explorerPage());
       const refused = await admit(limits, limiter, request, reply);
       if (refused) return sendGraphqlError(reply, refused);
       if (await executeFast(graphql, request, reply)) return reply;
