@@ -35,6 +35,8 @@ export function explorerPage(): string {
     disableAccount: true,
     // Keep this IDE's saved tabs apart from other Altair instances on the same origin.
     instanceStorageNamespace: 'tenantry_',
+    // Nothing that points to Altair's online services (offers, update checks, notifications).
+    initialSettings: { 'banners.disable': true, 'alert.disableUpdateNotification': true, disablePushNotification: true },
   });
   return page;
 }
