@@ -2,6 +2,7 @@
 // from the platform's own files, and the REST API is described by an OpenAPI 3.1 document
 // generated from the route table (every route in it, valid against the OpenAPI schema) with a
 // browsable page whose assets are local too. The real-browser check is explorer-browser.test.ts.
+import fs from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ROUTES } from '../../gateway/rest/route-table.js';
 import { openapiPath } from '../../gateway/rest/openapi.js';
@@ -99,6 +100,35 @@ describe('GraphQL explorer', () => {
     });
     expect(get.status).toBe(200);
     expect(JSON.parse(get.text)).toEqual({ data: { __typename: 'Query' } });
+  });
+});
+
+describe('docs/graphql.md', () => {
+  const examples = [
+    ...fs.readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8').matchAll(/```graphql\n([\s\S]*?)```/g),
+  ].map((m) => m[1]);
+
+  test('its example operations are valid against the served schema', async () => {
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    const user = await t.createUser();
+    for (const query of examples) {
+      // On a site's host with a signed-in user: answers may be errors (no such app), never
+      // errors of the document itself.
+      const res = await t.call('POST', '/graphql', { body: { query }, token: t.tokenFor(user), host: 'shop.localhost' });
+      const codes = (res.body.errors ?? []).map((e: any) => e.extensions?.code);
+      expect({ query, codes: codes.filter((c: string) => ['invalid', 'parse_error', 'GRAPHQL_VALIDATION_FAILED'].includes(c)) }).toEqual({
+        query,
+        codes: [],
+      });
+    }
+  });
+
+  test('what it says about browsers: a GET without a preflight header or a text/plain POST is refused', async () => {
+    const bare = await t.call('GET', '/graphql?query=%7B__typename%7D', { headers: { accept: 'application/json' } });
+    expect(bare.status).toBe(400);
+    const form = await t.call('POST', '/graphql', { body: '{"query":"{ __typename }"}', headers: { 'content-type': 'text/plain' } });
+    expect(form.status).toBe(400);
+    expect(form.text).not.toContain('"__typename"');
   });
 });
 
