@@ -166,7 +166,8 @@ function operation(spec: RouteSpec, served: string, params: string[]): Json {
       },
     };
   } else if (spec.method === 'POST' || spec.method === 'PUT' || spec.method === 'PATCH') {
-    op.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object' } } } };
+    const schema = spec.requestSchema ?? { type: 'object' };
+    op.requestBody = { required: Array.isArray(schema.required), content: { 'application/json': { schema } } };
   }
   return op;
 }

@@ -189,11 +189,18 @@ describe('OpenAPI document', () => {
     expect(login.security).toContainEqual({ session: [] });
   });
 
-  test('carries the response schemas the route table declares and the errors of each module', () => {
+  test('carries the request and response schemas the route table declares and the errors of each module', () => {
     for (const spec of ROUTES.filter((r) => r.responseSchema)) {
       const op = doc.paths[openapiPath(mountedPaths(spec)[0]).path][spec.method.toLowerCase()];
       expect(Object.values<any>(op.responses).map((r) => r.content?.['application/json']?.schema)).toContainEqual(spec.responseSchema);
     }
+    const withBody = ROUTES.filter((r) => r.requestSchema);
+    expect(withBody.length).toBeGreaterThan(0);
+    for (const spec of withBody) {
+      const op = doc.paths[openapiPath(mountedPaths(spec)[0]).path][spec.method.toLowerCase()];
+      expect(op.requestBody.content['application/json'].schema).toEqual(spec.requestSchema);
+    }
+    expect(doc.paths['/api/organizations/'].post.requestBody).toMatchObject({ required: true });
     const errorRef = (path: string, method: string, status: number) => doc.paths[path][method].responses[String(status)]?.$ref;
     // A site route of a module with its own envelope, and the platform envelope for 401/429.
     const secrets = '/api/secret-types/';
