@@ -1,8 +1,9 @@
 // What a person in a browser finds at the edge: the GraphQL IDE at GET /graphql (Altair, served
 // from the altair-static package's own files, so it works without internet), Apollo Sandbox at
 // GET /graphql?ide=sandbox for a browser that is online, and GET / pointing to the rest.
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import { getDistDirectory, isSandboxFrame, renderAltair, SANDBOX_FRAME_CSP } from 'altair-static';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** URL path of the IDE's own files (scripts, styles, fonts, its sandbox frame). */
@@ -20,11 +21,21 @@ query Explorer {
 /** Routes that need no tenant lookup and take no credentials (the static files of the pages). */
 export const PUBLIC_ROUTE = { noTenant: true, bare: true } as const;
 
-let page: string | undefined;
+/**
+ * The IDE's files: `build/dist` beside the package's entry point (what its getDistDirectory()
+ * answers), found without loading the package, whose module (with zod) costs about 30 MB of
+ * memory: it is imported only when someone opens the IDE.
+ */
+export const IDE_FILES = path.join(path.dirname(createRequire(import.meta.url).resolve('altair-static')), 'dist');
 
-/** The IDE's HTML, rendered once: its options are the same for every host. */
-export function explorerPage(): string {
-  page ??= renderAltair({
+/** The header altair-static prescribes for its script sandbox frame (its SANDBOX_FRAME_CSP). */
+export const SANDBOX_CSP = 'sandbox allow-scripts';
+
+let page: Promise<string> | undefined;
+
+async function render(): Promise<string> {
+  const { renderAltair } = await import('altair-static');
+  return renderAltair({
     baseURL: IDE_ASSETS,
     // Relative to the page's host: each tenant's host gets its own graph.
     endpointURL: '/graphql',
@@ -38,6 +49,17 @@ export function explorerPage(): string {
     // Nothing that points to Altair's online services (offers, update checks, notifications).
     initialSettings: { 'banners.disable': true, 'alert.disableUpdateNotification': true, disablePushNotification: true },
   });
+}
+
+/** The IDE's HTML, rendered once: its options are the same for every host. */
+export function explorerPage(): Promise<string> {
+  if (!page) {
+    page = render();
+    // A failed render is tried again on the next request.
+    page.catch(() => {
+      page = undefined;
+    });
+  }
   return page;
 }
 
@@ -99,7 +121,7 @@ export async function registerExplorer(app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     publicScope(scope);
     await scope.register(fastifyStatic, {
-      root: getDistDirectory(),
+      root: IDE_FILES,
       prefix: IDE_ASSETS,
       decorateReply: false,
       index: false,
@@ -107,8 +129,8 @@ export async function registerExplorer(app: FastifyInstance): Promise<void> {
       // The bundle's file names carry a content hash; index.html is served by explorerPage().
       maxAge: '1h',
       // The frame that runs pre- and post-request scripts gets no access to this origin.
-      setHeaders: (reply, path) => {
-        if (isSandboxFrame(path)) reply.header('Content-Security-Policy', SANDBOX_FRAME_CSP);
+      setHeaders: (reply, file) => {
+        if (file.split(/[\\/]/).includes('iframe-sandbox')) reply.header('Content-Security-Policy', SANDBOX_CSP);
       },
     });
   });

@@ -212,7 +212,7 @@ export async function registerGraphql(app: FastifyInstance, platform: Platform, 
     url: '/graphql',
     handler: async (request, reply) => {
       // A browser opening /graphql gets the IDE (?ide=sandbox: Apollo Sandbox, from its CDN).
-      if (wantsExplorer(request)) return reply.type('text/html; charset=utf-8').send(explorerPage());
+      if (wantsExplorer(request)) return reply.type('text/html; charset=utf-8').send(await explorerPage());
       const refused = await admit(limits, limiter, request, reply);
       if (refused) return sendGraphqlError(reply, refused);
       if (await executeFast(graphql, request, reply)) return reply;

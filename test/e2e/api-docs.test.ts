@@ -4,6 +4,7 @@
 // browsable page whose assets are local too. The real-browser check is explorer-browser.test.ts.
 import fs from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { IDE_FILES, SANDBOX_CSP } from '../../gateway/explorer.js';
 import { ROUTES } from '../../gateway/rest/route-table.js';
 import { openapiPath } from '../../gateway/rest/openapi.js';
 import { mountedPaths } from '../../subgraphs/core/rest.js';
@@ -71,6 +72,12 @@ describe('GraphQL explorer', () => {
     const main = await t.call('GET', '/graphql/ide/main.js', { host: 'nowhere.example' });
     expect(main.status).toBe(200);
     expect(main.headers['content-type']).toMatch(/javascript/);
+  });
+
+  test('the IDE files and the sandbox header are the ones altair-static names', async () => {
+    const altair = await import('altair-static');
+    expect(IDE_FILES).toBe(altair.getDistDirectory());
+    expect(SANDBOX_CSP).toBe(altair.SANDBOX_FRAME_CSP);
   });
 
   test("the IDE's script sandbox frame is served sandboxed", async () => {
