@@ -10,12 +10,14 @@ import { AppError, errors, isAppError } from '../subgraphs/core/errors.js';
 import { isDatabaseUnavailable } from '../subgraphs/core/db-errors.js';
 import type { Platform } from '../subgraphs/core/platform.js';
 import { authenticate } from './auth/authenticate.js';
+import { registerExplorer } from './explorer.js';
 import { registerGraphql } from './graphql/server.js';
 import { registerHealthRoutes } from './health.js';
 import { PlatformMetrics, registerMetricsRoute } from './metrics.js';
 import { RateLimiter } from './rate-limit.js';
 import { checkUrlInput, registerJsonGuards } from './input-guards.js';
 import { renderRestError } from './rest/render-error.js';
+import { registerRestDocs } from './rest/docs.js';
 import { registerRestRoutes } from './rest/register.js';
 import { moduleErrorRenderer, ROUTES } from './rest/route-table.js';
 import type { RestErrorRenderer, RouteSpec } from '../subgraphs/core/rest.js';
@@ -211,7 +213,9 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     const allowed = allowedMethods(app, path);
-    if (allowed.length > 0) {
+    // A route of this method that found nothing (a missing static file) is a 404 too.
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (allowed.length > 0 && !allowed.includes(method as (typeof ROUTE_METHODS)[number])) {
       reply.header('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
       return sendError(reply, errors.methodNotAllowed(request.method));
     }
@@ -223,5 +227,7 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   (await import('./auth/jwks.route.js')).registerJwksRoute(app, platform);
   await registerGraphql(app, platform, limiter, metrics);
   registerRestRoutes(app, ROUTES);
+  await registerExplorer(app);
+  await registerRestDocs(app, ROUTES);
   return app;
 }

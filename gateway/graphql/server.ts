@@ -35,6 +35,7 @@ import { OperationLimits } from './limits.js';
 import type { RateLimiter } from '../rate-limit.js';
 import type { PlatformMetrics } from '../metrics.js';
 import { isAppError, type AppError } from '../../subgraphs/core/errors.js';
+import { explorerPage, wantsExplorer } from '../explorer.js';
 
 /** A subgraph over HTTP: each fetch carries the request context, signed for the subgraph. */
 class SignedRemoteDataSource extends RemoteGraphQLDataSource<SubgraphContext> {
@@ -100,11 +101,12 @@ export async function createGraphqlServer(platform: Platform, metrics?: Platform
     gateway,
     formatError: formatGraphqlError,
     includeStacktraceInErrorResponses: false,
-    // The schema is public (it is committed), and Sandbox needs it in every environment.
+    // The schema is public (it is committed), and the IDEs need it in every environment.
     introspection: true,
     // The platform's own shutdown closes Fastify, whose onClose hook stops the server.
     stopOnTerminationSignals: false,
     plugins: [
+      // GET /graphql?ide=sandbox from a browser (the IDE at plain GET /graphql is explorer.ts).
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: true, footer: false }),
       internalErrorLogger('gateway'),
       unavailableStatus(),
@@ -237,6 +239,8 @@ export async function registerGraphql(
   // An ordinary route: the edge hooks have already resolved the tenant, authenticated the
   // caller and counted the rate limit, and left the result in request.ctx.
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    // A browser opening /graphql gets the IDE (?ide=sandbox: Apollo Sandbox, from its CDN).
+    if (wantsExplorer(request)) return reply.type('text/html; charset=utf-8').send(await explorerPage());
     if (isMultipartRequest(request.headers)) return executeMultipart(request, reply);
     const refused = await admit(limits, limiter, request, reply);
     if (refused) return sendGraphqlError(reply, refused);

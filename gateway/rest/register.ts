@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../subgraphs/core/errors.js';
 import { mountedPaths, RestResult, type RestInput, type RouteSpec } from '../../subgraphs/core/rest.js';
 
-function defaultStatus(spec: RouteSpec): number {
+/** The status of a route's success answer when its handler returns a plain body. */
+export function defaultStatus(spec: RouteSpec): number {
   if (spec.status) return spec.status;
   if (spec.method === 'DELETE') return 204;
   return spec.method === 'POST' ? 201 : 200;

@@ -30,6 +30,10 @@ export const EDGE_ENDPOINTS: { method: string; path: string; source: string }[] 
   { method: 'GET', path: '/readyz', source: 'DECISIONS §1 Health' },
   { method: 'GET', path: '/.well-known/jwks.json', source: 'DECISIONS §1 Token signing' },
   { method: 'GET, POST', path: '/graphql', source: 'DECISIONS §11' },
+  { method: 'GET', path: '/graphql/ide/*', source: 'DECISIONS §11 (files of the IDE)' },
+  { method: 'GET', path: '/', source: 'issue 11 (links to the API, its docs and health)' },
+  { method: 'GET', path: '/api/openapi.json', source: 'DECISIONS §11' },
+  { method: 'GET', path: '/api/docs/', source: 'DECISIONS §11 (Swagger UI and its files)' },
 ];
 
 const S1 = 'seed 1 (tenancy)';

@@ -73,6 +73,12 @@ export interface RouteSpec {
   permission?: string | null;
   summary: string;
   /**
+   * JSON Schema of the JSON request body, for the OpenAPI document (gateway/rest/openapi.ts):
+   * the schema the service validates the body with. Documentation only: validation stays in
+   * the service, so REST and GraphQL check the same way.
+   */
+  requestSchema?: Record<string, unknown>;
+  /**
    * JSON Schema of the success body (status `status`): Fastify then serializes it with a
    * compiled serializer, which is faster than JSON.stringify and drops undeclared fields.
    */

@@ -110,8 +110,11 @@ interface OrganizationBody {
 
 const NAME = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const SLUG = { type: 'string', minLength: 1, maxLength: 100 } as const;
-const CREATE_SCHEMA = { type: 'object', properties: { name: NAME, slug: SLUG }, required: ['name'] } as const;
-const PATCH_SCHEMA = { type: 'object', properties: { name: NAME, slug: SLUG } } as const;
+/** Bodies of create/PUT and of PATCH (also documented by the REST routes' `requestSchema`). */
+export const ORGANIZATION_CREATE_SCHEMA = { type: 'object', properties: { name: NAME, slug: SLUG }, required: ['name'] } as const;
+export const ORGANIZATION_PATCH_SCHEMA = { type: 'object', properties: { name: NAME, slug: SLUG } } as const;
+const CREATE_SCHEMA = ORGANIZATION_CREATE_SCHEMA;
+const PATCH_SCHEMA = ORGANIZATION_PATCH_SCHEMA;
 
 /** Trimmed name and checked slug of a body (400 naming the field). */
 function cleanBody(body: OrganizationBody): OrganizationBody {

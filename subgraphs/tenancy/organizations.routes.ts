@@ -13,6 +13,8 @@ import {
   deleteOrganization,
   getOrganization,
   listOrganizations,
+  ORGANIZATION_CREATE_SCHEMA,
+  ORGANIZATION_PATCH_SCHEMA,
   restoreOrganization,
   updateOrganization,
 } from './organization.service.js';
@@ -49,6 +51,7 @@ const organizations: RouteSpec[] = [
     path: '/organizations/',
     permission: null,
     summary: 'Create an organization; the caller becomes its owner',
+    requestSchema: ORGANIZATION_CREATE_SCHEMA,
     handler: (ctx, input) => createOrganization(ctx, input.body),
   }),
   route({
@@ -63,6 +66,7 @@ const organizations: RouteSpec[] = [
     path: '/organizations/:org/',
     permission: 'change_organization',
     summary: 'Update an organization {name, slug}',
+    requestSchema: ORGANIZATION_CREATE_SCHEMA,
     handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, false),
   }),
   route({
@@ -70,6 +74,7 @@ const organizations: RouteSpec[] = [
     path: '/organizations/:org/',
     permission: 'change_organization',
     summary: 'Partly update an organization',
+    requestSchema: ORGANIZATION_PATCH_SCHEMA,
     handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, true),
   }),
   route({

@@ -1,4 +1,4 @@
-// /graphql as an endpoint: Apollo Sandbox for browsers, internal errors that leak nothing,
+// /graphql as an endpoint: the IDE and Apollo Sandbox for browsers, internal errors that leak nothing,
 // and the subgraph servers of the distributed mode, which trust only the signed context.
 import http from 'node:http';
 import { signContextToken } from '../../subgraphs/core/graphql/context-token.js';
@@ -12,17 +12,20 @@ describe('in-process', () => {
   });
   afterAll(() => w.close());
 
-  test('GET /graphql from a browser serves Apollo Sandbox', async () => {
+  test('GET /graphql from a browser serves the offline IDE; ?ide=sandbox serves Apollo Sandbox', async () => {
     const res = await w.t.call('GET', '/graphql', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(res.text).toContain('embeddableSandbox');
-    expect(res.text).toContain('embeddable-sandbox.cdn.apollographql.com');
-    expect(res.text).toContain('"includeCookies":true');
+    expect(res.text).toContain('AltairGraphQL.init(');
+    const sandbox = await w.t.call('GET', '/graphql?ide=sandbox', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(sandbox.status).toBe(200);
+    expect(sandbox.text).toContain('embeddableSandbox');
+    expect(sandbox.text).toContain('embeddable-sandbox.cdn.apollographql.com');
+    expect(sandbox.text).toContain('"includeCookies":true');
   });
 
   test('Sandbox is served on a tenant host too', async () => {
-    const res = await w.t.call('GET', '/graphql', { host: 'shop.localhost', headers: { accept: 'text/html' } });
+    const res = await w.t.call('GET', '/graphql?ide=sandbox', { host: 'shop.localhost', headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);
     expect(res.text).toContain('EmbeddedSandbox');
   });
