@@ -14,7 +14,7 @@ import {
   type InvitationWithToken,
 } from '../invitation.service.js';
 import { getMember, listMembers, removeMember, updateMember, type MemberView } from '../member.service.js';
-import { createOrganization, deleteOrganization, restoreOrganization, updateOrganization } from '../organization.service.js';
+import { createOrganization, deleteOrganization, listOrganizations, restoreOrganization, updateOrganization } from '../organization.service.js';
 import { orgFromView } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
@@ -90,6 +90,13 @@ export const organizationAdminResolvers: ResolverMap = {
         member: memberOut(r.member),
       })),
     declineInvitation: (_p, a: { token: string }, { ctx }) => declineInvitation(ctx, a.token).then(publicOut),
+  },
+  User: {
+    // The caller's own organizations (the `organizations` list); null on another user.
+    organizations: (user: Parent, a: PageArgs, { ctx }) =>
+      ctx.principal.kind === 'user' && ctx.principal.uuid === user.id.toLowerCase()
+        ? listOrganizations(ctx, a).then((r) => toConnection(r, orgFromView))
+        : null,
   },
   Organization: {
     members: (org: Parent, a: PageArgs & { role?: string | null }, { ctx }) =>

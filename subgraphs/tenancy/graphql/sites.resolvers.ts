@@ -9,6 +9,7 @@ import { createDomain, deleteDomain, updateDomain } from '../domain.service.js';
 import { createSite, deleteSite, listSites, restoreSite, updateSite, type DomainRow, type SiteRow } from '../site.service.js';
 
 type Input = Record<string, unknown>;
+type Parent = { id: string };
 
 const siteOut = (s: SiteRow) => ({ ...s, id: s.uuid });
 const domainOut = (d: DomainRow) => ({ ...d, id: d.uuid });
@@ -31,6 +32,17 @@ export const siteAdminResolvers: ResolverMap = {
     sites: (_p, args: PageArgs, { ctx }) => listSites(ctx, args).then((r) => toConnection(r, siteOut)),
     apps: (_p, args: PageArgs, { ctx }) => listApps(ctx, args).then((r) => toConnection(r, appOut)),
     apiKeys: (_p, args: PageArgs & { app: string }, { ctx }) => listApiKeys(ctx, args.app, args).then((r) => toConnection(r, keyOut)),
+  },
+  // Entity lists (DECISIONS §11): the same list services as the Query fields and REST routes,
+  // scoped to the parent; the service checks the parent is visible and the caller's right.
+  Organization: {
+    sites: (org: Parent, args: PageArgs, { ctx }) => listSites(ctx, args, org.id).then((r) => toConnection(r, siteOut)),
+  },
+  Site: {
+    apps: (site: Parent, args: PageArgs, { ctx }) => listApps(ctx, args, site.id).then((r) => toConnection(r, appOut)),
+  },
+  App: {
+    apiKeys: (app: Parent, args: PageArgs, { ctx }) => listApiKeys(ctx, app.id, args).then((r) => toConnection(r, keyOut)),
   },
   Mutation: {
     createSite: (_p, a: { organization: string; input: Input }, { ctx }) =>
