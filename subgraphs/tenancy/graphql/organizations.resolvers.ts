@@ -14,7 +14,13 @@ import {
   type InvitationWithToken,
 } from '../invitation.service.js';
 import { getMember, listMembers, removeMember, updateMember, type MemberView } from '../member.service.js';
-import { createOrganization, deleteOrganization, listOrganizations, restoreOrganization, updateOrganization } from '../organization.service.js';
+import {
+  createOrganization,
+  deleteOrganization,
+  listOrganizations,
+  restoreOrganization,
+  updateOrganization,
+} from '../organization.service.js';
 import { orgFromView } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
