@@ -224,7 +224,8 @@ export async function updateApp(ctx: RequestContext, ref: string, body: unknown,
 }
 
 /** Soft delete; the app's API keys stop at once. */
-export async function deleteApp(ctx: RequestContext, ref: string): Promise<void> {
+/** Soft-deletes an app; answers it as it was before. */
+export async function deleteApp(ctx: RequestContext, ref: string): Promise<AppRow> {
   const app = await resolveApp(ctx, ref);
   const site = await requireSiteAdmin(ctx);
   await ctx.platform.prisma.$transaction(async (tx) => {
@@ -232,6 +233,7 @@ export async function deleteApp(ctx: RequestContext, ref: string): Promise<void>
     await audit(tx, ctx, { action: 'delete', objectType: 'app', objectId: app.uuid, organizationId: site.organizationId, siteId: site.id });
   });
   ctx.platform.invalidation.publish({ kind: 'apiKeys' });
+  return app;
 }
 
 export async function restoreApp(ctx: RequestContext, ref: string): Promise<AppRow> {

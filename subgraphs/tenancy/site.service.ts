@@ -297,7 +297,8 @@ export async function updateSite(ctx: RequestContext, ref: string, body: unknown
 }
 
 /** Soft delete (cascading to domains), or with `purge=true` (superusers) drop schema and row. */
-export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge?: boolean } = {}): Promise<void> {
+/** Soft-deletes (or purges) a site; answers the site as it was before. */
+export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge?: boolean } = {}): Promise<SiteRow> {
   requireUserCaller(ctx);
   const purge = opts.purge ?? false;
   const site = purge ? await getSiteForDeletion(ctx, ref) : await getSite(ctx, ref);
@@ -326,6 +327,7 @@ export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge
   }
   for (const host of hosts) ctx.platform.invalidation.publish({ kind: 'tenant', host });
   ctx.platform.invalidation.publish({ kind: 'apiKeys' }); // keys of the site's apps stop at once
+  return site;
 }
 
 export async function restoreSite(ctx: RequestContext, ref: string): Promise<SiteRow> {

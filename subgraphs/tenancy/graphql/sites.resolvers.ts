@@ -48,19 +48,18 @@ export const siteAdminResolvers: ResolverMap = {
     createSite: (_p, a: { organization: string; input: Input }, { ctx }) =>
       createSite(ctx, a.organization, body(a.input, SITE_FIELDS)).then(siteOut),
     updateSite: (_p, a: { slug: string; input: Input }, { ctx }) => updateSite(ctx, a.slug, body(a.input, SITE_FIELDS), true).then(siteOut),
-    deleteSite: (_p, a: { slug: string; purge?: boolean }, { ctx }) =>
-      deleteSite(ctx, a.slug, { purge: a.purge ?? false }).then(() => true),
+    deleteSite: (_p, a: { slug: string; purge?: boolean }, { ctx }) => deleteSite(ctx, a.slug, { purge: a.purge ?? false }).then(siteOut),
     restoreSite: (_p, a: { slug: string }, { ctx }) => restoreSite(ctx, a.slug).then(siteOut),
     createDomain: (_p, a: { site: string; input: Input }, { ctx }) =>
       createDomain(ctx, a.site, body(a.input, DOMAIN_FIELDS)).then(domainOut),
     updateDomain: (_p, a: { site: string; domain: string; input: Input }, { ctx }) =>
       updateDomain(ctx, a.site, a.domain, body(a.input, DOMAIN_FIELDS)).then(domainOut),
-    deleteDomain: (_p, a: { site: string; domain: string }, { ctx }) => deleteDomain(ctx, a.site, a.domain).then(() => true),
+    deleteDomain: (_p, a: { site: string; domain: string }, { ctx }) => deleteDomain(ctx, a.site, a.domain).then(domainOut),
     createApp: (_p, a: { input: Input }, { ctx }) => createApp(ctx, body(a.input, APP_FIELDS)).then(appOut),
     updateApp: (_p, a: { slug: string; input: Input }, { ctx }) => updateApp(ctx, a.slug, body(a.input, APP_FIELDS), true).then(appOut),
-    deleteApp: (_p, a: { slug: string }, { ctx }) => deleteApp(ctx, a.slug).then(() => true),
+    deleteApp: (_p, a: { slug: string }, { ctx }) => deleteApp(ctx, a.slug).then(appOut),
     createApiKey: (_p, a: { app: string; name: string }, { ctx }) =>
       createApiKey(ctx, a.app, { name: a.name }).then(({ key, ...k }) => ({ apiKey: keyOut(k), key })),
-    revokeApiKey: (_p, a: { app: string; id: string }, { ctx }) => revokeApiKey(ctx, a.app, a.id).then(() => true),
+    revokeApiKey: (_p, a: { app: string; id: string }, { ctx }) => revokeApiKey(ctx, a.app, a.id).then(keyOut),
   },
 };
