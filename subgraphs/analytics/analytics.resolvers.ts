@@ -86,10 +86,8 @@ export const analyticsResolvers: ResolverMap = {
       toGraphQuery(await createQuery(ctx, args.app, toBody(args.input))),
     updateAnalyticsQuery: async (_: unknown, args: { app: string; slug: string; input: QueryInput }, { ctx }) =>
       toGraphQuery(await updateQuery(ctx, args.app, args.slug, toBody(args.input))),
-    deleteAnalyticsQuery: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
-      await deleteQuery(ctx, args.app, args.slug);
-      return true;
-    },
+    deleteAnalyticsQuery: async (_: unknown, args: { app: string; slug: string }, { ctx }) =>
+      toGraphQuery(await deleteQuery(ctx, args.app, args.slug)),
     executeAnalyticsQuery: async (_: unknown, args: { app: string; slug: string; params?: unknown }, { ctx }) => {
       const r = await executeQuery(ctx, args.app, args.slug, args.params ?? {});
       return { rows: r.data, total: r.total, truncated: r.truncated, executionKey: r.execution_key };

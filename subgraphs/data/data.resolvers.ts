@@ -27,6 +27,7 @@ export const dataResolvers: ResolverMap = {
   Mutation: {
     createSchema: (_: unknown, a: { app: string; package: unknown; allowDataLoss?: boolean | null }, { ctx }) =>
       createSchemaGql(ctx, a.app, a.package, a.allowDataLoss).then((ts) => ts.map(withApp(a.app))),
-    deleteTable: (_: unknown, a: TableArgs & { force?: boolean | null }, { ctx }) => deleteTableGql(ctx, a.app, a.name, a.force),
+    deleteTable: (_: unknown, a: TableArgs & { force?: boolean | null }, { ctx }) =>
+      deleteTableGql(ctx, a.app, a.name, a.force).then(withApp(a.app)),
   },
 };

@@ -63,8 +63,8 @@ export const recordWriteResolvers: ResolverMap = {
       return { items: records.map((r) => toGraphRecord(table, r)), total };
     },
     deleteRecord: async (_: unknown, a: TableArgs & DeletedArgs & { id: string }, { ctx }) => {
-      await deleteRecord(ctx, a.app, a.table, a.id, { hard: a.hardDelete === true, deleted: deletedMode(a) });
-      return true;
+      const { table, record } = await deleteRecord(ctx, a.app, a.table, a.id, { hard: a.hardDelete === true, deleted: deletedMode(a) });
+      return toGraphRecord(table, record);
     },
     deleteRecords: async (_: unknown, a: TableArgs & DeletedArgs & { ids?: string[] | null; filter?: unknown }, { ctx }) => {
       const opts = { hard: a.hardDelete === true, deleted: deletedMode(a) };

@@ -7,7 +7,7 @@ import { pageQuery, toConnection, type PageArgs } from '../core/graphql/context.
 import type { Query } from '../core/listing.js';
 import { createBucket, deleteBucket, listBuckets, toBucketView, updateBucket, type BucketView } from './bucket.service.js';
 import { listObjects } from './list.service.js';
-import { copyObject, deleteObject, moveObject, patchObject, toObjectView, type ObjectView } from './object.service.js';
+import { copyObject, deleteObjectView, moveObject, patchObject, toObjectView, type ObjectView } from './object.service.js';
 import type { BucketRow } from './storage.repository.js';
 import { storageErrors } from './storage-errors.js';
 
@@ -93,20 +93,16 @@ export const storageResolvers: ResolverMap = {
           visibility: a.input.visibility ?? undefined,
         }),
       ),
-    deleteBucket: async (_: unknown, a: { app: string; bucket: string }, { ctx }: Ctx) => {
-      await deleteBucket(ctx, a.app, a.bucket);
-      return true;
-    },
+    deleteBucket: async (_: unknown, a: { app: string; bucket: string }, { ctx }: Ctx) =>
+      bucketOut(a.app, await deleteBucket(ctx, a.app, a.bucket)),
     updateObject: async (_: unknown, a: { app: string; bucket: string; object: string; input: Record<string, unknown> }, { ctx }: Ctx) => {
       const input = Object.fromEntries(Object.entries(a.input).filter(([, v]) => v !== undefined));
       return objectOut(await patchObject(ctx, a.app, a.bucket, a.object, input));
     },
     copyObject: async (_: unknown, a: CopyArgs, { ctx }: Ctx) => objectOut(await copyObject(ctx, a.app, a.bucket, copyInput(a))),
     moveObject: async (_: unknown, a: CopyArgs, { ctx }: Ctx) => objectOut(await moveObject(ctx, a.app, a.bucket, copyInput(a))),
-    deleteObject: async (_: unknown, a: { app: string; bucket: string; object: string }, { ctx }: Ctx) => {
-      await deleteObject(ctx, a.app, a.bucket, a.object);
-      return true;
-    },
+    deleteObject: async (_: unknown, a: { app: string; bucket: string; object: string }, { ctx }: Ctx) =>
+      objectOut(await deleteObjectView(ctx, a.app, a.bucket, a.object)),
   },
 };
 
