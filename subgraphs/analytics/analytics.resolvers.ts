@@ -20,7 +20,15 @@ export const toGraphQuery = (q: AnalyticsQueryView) => ({
   tags: q.tags,
   createdAt: q.created_at,
   updatedAt: q.updated_at,
+  /** The app's slug, for `AnalyticsQuery.executions` (not a schema field). */
+  appRef: q.app,
 });
+
+/** A query's executions, newest first: `analyticsExecutions` and `AnalyticsQuery.executions`. */
+const executions = (ctx: Parameters<typeof listExecutions>[0], app: string, slug: string, args: PageArgs) =>
+  listExecutions(ctx, app, slug, parsePage(pageQuery(args))).then((r) =>
+    toConnection({ page: r.page, count: r.total, items: r.items }, toGraphExecution),
+  );
 
 const toGraphExecution = (e: ExecutionView) => ({
   executionKey: e.execution_key,
@@ -61,6 +69,9 @@ function toBody(input: QueryInput): Record<string, unknown> {
 export const analyticsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
+  AnalyticsQuery: {
+    executions: (q: { appRef: string; slug: string }, args: PageArgs, { ctx }) => executions(ctx, q.appRef, q.slug, args),
+  },
   App: {
     queries: (app: { id: string }, args: PageArgs, { ctx }) =>
       listQueries(ctx, app.id, parsePage(pageQuery(args))).then((r) =>
@@ -77,9 +88,7 @@ export const analyticsResolvers: ResolverMap = {
       }
     },
     analyticsExecutions: (_: unknown, args: { app: string; slug: string } & PageArgs, { ctx }) =>
-      listExecutions(ctx, args.app, args.slug, parsePage(pageQuery(args))).then((r) =>
-        toConnection({ page: r.page, count: r.total, items: r.items }, toGraphExecution),
-      ),
+      executions(ctx, args.app, args.slug, args),
   },
   Mutation: {
     createAnalyticsQuery: async (_: unknown, args: { app: string; input: QueryInput }, { ctx }) =>

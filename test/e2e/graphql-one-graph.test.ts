@@ -291,3 +291,20 @@ test('an API key sees its own app only under Site.apps', async () => {
   expect(res.body.errors).toBeUndefined();
   expect(res.body.data.app.site.apps).toEqual({ total: 1, items: [{ slug: 'blog' }] });
 });
+
+test('AnalyticsQuery.executions lists the runs REST lists', async () => {
+  await post('/api/apps/shop/analytics/queries/popular/execute/', { params: {} });
+  const res = await gql(
+    `{ app(slug: "shop") { queries { items { slug executions { total items { executionKey status rowCount } } } } } }`,
+    ownerTok,
+  );
+  expect(res.body.errors).toBeUndefined();
+  const restRuns = await rest('/api/apps/shop/analytics/queries/popular/executions/');
+  const popular = res.body.data.app.queries.items.find((x: any) => x.slug === 'popular');
+  expect(popular.executions.total).toBe(1);
+  expect(popular.executions.items).toEqual(
+    (restRuns.data ?? restRuns.results).map((e: any) => ({ executionKey: e.execution_key, status: e.status, rowCount: e.row_count })),
+  );
+  const refused = await gql(`{ app(slug: "shop") { queries { items { executions { total } } } } }`, viewerTok);
+  expect(refused.body.errors[0].extensions.code).toBe('permission_denied');
+});
