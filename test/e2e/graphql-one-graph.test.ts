@@ -3,6 +3,7 @@
 // App.apiKeys, App.tables, DataTable.records, App.buckets, App.queries, App.functions), each
 // compared with the REST answer for the same objects. Then the same fields for callers without
 // the rights they need: refused with the REST code, or an empty list where REST lists nothing.
+import { jest } from '@jest/globals';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { createTables } from '../support/datatables.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
@@ -307,4 +308,39 @@ test('AnalyticsQuery.executions lists the runs REST lists', async () => {
   );
   const refused = await gql(`{ app(slug: "shop") { queries { items { executions { total } } } } }`, viewerTok);
   expect(refused.body.errors[0].extensions.code).toBe('permission_denied');
+});
+
+test('Organization.sites under a list: one batch for all organizations, each page as REST answers it', async () => {
+  for (const n of [1, 2, 3]) {
+    const org = await insertOrg(t.platform, `batch-org-${n}`, owner.id);
+    for (let i = 0; i < n; i++) await insertSite(t.platform, org.id, `batch-${n}-site-${i}`, `batch-${n}-${i}.graph.test`);
+  }
+  const pool = t.platform.pool;
+  const original = pool.query.bind(pool);
+  const statements: string[] = [];
+  const spy = jest.spyOn(pool, 'query').mockImplementation(((q: any, ...rest: any[]) => {
+    statements.push(typeof q === 'string' ? q : q.text);
+    return (original as any)(q, ...rest);
+  }) as any);
+  let res;
+  try {
+    res = await gql(
+      `{ me { organizations(search: "batch-org", pageSize: 5) { items { slug sites(page: 2, pageSize: 1) { total page items { slug } } } } } }`,
+      ownerTok,
+      'localhost',
+    );
+  } finally {
+    spy.mockRestore();
+  }
+  expect(res.body.errors).toBeUndefined();
+  const orgs = res.body.data.me.organizations.items;
+  expect(orgs.map((o: any) => o.slug)).toEqual(['batch-org-1', 'batch-org-2', 'batch-org-3']);
+  for (const o of orgs) {
+    const restPage = await rest(`/api/organizations/${o.slug}/sites/?page_size=1&page=2`, ownerTok, 'localhost').catch(() => null);
+    const restAll = await rest(`/api/organizations/${o.slug}/sites/?page_size=1`, ownerTok, 'localhost');
+    expect(o.sites.total).toBe(restAll.count);
+    expect(o.sites.items.map((s: any) => s.slug)).toEqual(restPage ? restPage.results.map((s: any) => s.slug) : []);
+  }
+  // One statement for the pages of all three organizations, one for their counts.
+  expect(statements.filter((s) => /FROM sites s JOIN organizations o/.test(s))).toHaveLength(2);
 });

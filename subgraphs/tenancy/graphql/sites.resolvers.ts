@@ -2,14 +2,37 @@
 // Adapters only: list arguments are the services' typed inputs; mutation inputs become the
 // REST body the same service functions parse.
 import type { ResolverMap } from '../../core/graphql/resolvers.js';
-import { toConnection, type PageArgs } from '../../core/graphql/context.js';
+import DataLoader from 'dataloader';
+import { perRequest, toConnection, type PageArgs, type SubgraphContext } from '../../core/graphql/context.js';
+import type { ListResult } from '../../core/listing.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key-admin.service.js';
 import { createApp, deleteApp, listApps, updateApp, type AppRow } from '../app.service.js';
 import { createDomain, deleteDomain, updateDomain } from '../domain.service.js';
-import { createSite, deleteSite, listSites, restoreSite, updateSite, type DomainRow, type SiteRow } from '../site.service.js';
+import {
+  createSite,
+  deleteSite,
+  listSites,
+  listSitesOfOrganizations,
+  restoreSite,
+  updateSite,
+  type DomainRow,
+  type SiteRow,
+} from '../site.service.js';
 
 type Input = Record<string, unknown>;
 type Parent = { id: string };
+
+/** Per request and per arguments: a DataLoader of `Organization.sites` pages by organization UUID. */
+function orgSitesLoader(c: SubgraphContext, args: PageArgs) {
+  const byArgs = perRequest(c, 'tenancy:organizationSites', () => new Map<string, DataLoader<string, ListResult<SiteRow>>>());
+  const key = JSON.stringify([args.page ?? null, args.pageSize ?? null, args.search ?? null]);
+  let loader = byArgs.get(key);
+  if (!loader) {
+    loader = new DataLoader((uuids: readonly string[]) => listSitesOfOrganizations(c.ctx, args, uuids));
+    byArgs.set(key, loader);
+  }
+  return loader;
+}
 
 const siteOut = (s: SiteRow) => ({ ...s, id: s.uuid });
 const domainOut = (d: DomainRow) => ({ ...d, id: d.uuid });
@@ -36,7 +59,11 @@ export const siteAdminResolvers: ResolverMap = {
   // Entity lists (DECISIONS §11): the same list services as the Query fields and REST routes,
   // scoped to the parent; the service checks the parent is visible and the caller's right.
   Organization: {
-    sites: (org: Parent, args: PageArgs, { ctx }) => listSites(ctx, args, org.id).then((r) => toConnection(r, siteOut)),
+    // Batched: the organizations of one list share a page size, so one loader per arguments.
+    sites: (org: Parent, args: PageArgs, c: SubgraphContext) =>
+      orgSitesLoader(c, args)
+        .load(org.id)
+        .then((r) => toConnection(r, siteOut)),
   },
   Site: {
     apps: (site: Parent, args: PageArgs, { ctx }) => listApps(ctx, args, site.id).then((r) => toConnection(r, appOut)),
