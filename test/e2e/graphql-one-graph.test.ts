@@ -344,3 +344,18 @@ test('Organization.sites under a list: one batch for all organizations, each pag
   // One statement for the pages of all three organizations, one for their counts.
   expect(statements.filter((s) => /FROM sites s JOIN organizations o/.test(s))).toHaveLength(2);
 });
+
+test('a member without view_site sees the organization and, like REST, none of its sites', async () => {
+  const plain = await t.createUser();
+  const tok = t.tokenFor(plain);
+  const [{ id: orgId }] = await q(`SELECT id FROM organizations WHERE slug = 'walk-org'`);
+  await q(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{}')`, [orgId, plain.id]);
+  const res = await gql(`{ organization(slug: "walk-org") { slug sites { total items { slug } } } }`, tok, 'localhost');
+  expect(res.body.errors).toBeUndefined();
+  const restSites = await rest('/api/organizations/walk-org/sites/', tok, 'localhost');
+  expect(restSites.count).toBe(0);
+  expect(res.body.data.organization).toEqual({ slug: 'walk-org', sites: { total: 0, items: [] } });
+  // The owner sees both sites of the organization on a platform host.
+  const all = await gql(`{ organization(slug: "walk-org") { sites { total items { slug } } } }`, ownerTok, 'localhost');
+  expect(all.body.data.organization.sites.items.map((s: any) => s.slug)).toEqual(['walk-elsewhere', 'walk-site']);
+});
