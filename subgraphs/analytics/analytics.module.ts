@@ -20,6 +20,7 @@ export const analyticsModule: ModuleManifest = {
     'App.queries': 'analytics:read',
     'Query.analyticsQuery': 'analytics:read',
     'Query.analyticsExecutions': 'analytics:read',
+    'AnalyticsQuery.executions': 'analytics:read',
     'Mutation.createAnalyticsQuery': 'analytics:write',
     'Mutation.updateAnalyticsQuery': 'analytics:write',
     'Mutation.deleteAnalyticsQuery': 'analytics:write',

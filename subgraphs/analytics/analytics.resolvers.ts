@@ -20,7 +20,13 @@ export const toGraphQuery = (q: AnalyticsQueryView) => ({
   tags: q.tags,
   createdAt: q.created_at,
   updatedAt: q.updated_at,
+  /** The app's slug, for `AnalyticsQuery.executions` (not a schema field). */
+  appRef: q.app,
 });
+
+/** A query's executions, newest first: `analyticsExecutions` and `AnalyticsQuery.executions`. */
+const executions = (ctx: Parameters<typeof listExecutions>[0], app: string, slug: string, args: PageArgs) =>
+  listExecutions(ctx, app, slug, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, toGraphExecution));
 
 const toGraphExecution = (e: ExecutionView) => ({
   executionKey: e.execution_key,
@@ -37,6 +43,9 @@ const toGraphExecution = (e: ExecutionView) => ({
 export const analyticsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
+  AnalyticsQuery: {
+    executions: (q: { appRef: string; slug: string }, args: PageArgs, { ctx }) => executions(ctx, q.appRef, q.slug, args),
+  },
   App: {
     queries: (app: { id: string }, args: PageArgs, { ctx }) =>
       listQueries(ctx, app.id, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, toGraphQuery)),
@@ -51,17 +60,15 @@ export const analyticsResolvers: ResolverMap = {
       }
     },
     analyticsExecutions: (_: unknown, args: { app: string; slug: string } & PageArgs, { ctx }) =>
-      listExecutions(ctx, args.app, args.slug, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, toGraphExecution)),
+      executions(ctx, args.app, args.slug, args),
   },
   Mutation: {
     createAnalyticsQuery: async (_: unknown, args: { app: string; input: QueryInput }, { ctx }) =>
       toGraphQuery(await createQuery(ctx, args.app, args.input)),
     updateAnalyticsQuery: async (_: unknown, args: { app: string; slug: string; input: QueryInput }, { ctx }) =>
       toGraphQuery(await updateQuery(ctx, args.app, args.slug, args.input)),
-    deleteAnalyticsQuery: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
-      await deleteQuery(ctx, args.app, args.slug);
-      return true;
-    },
+    deleteAnalyticsQuery: async (_: unknown, args: { app: string; slug: string }, { ctx }) =>
+      toGraphQuery(await deleteQuery(ctx, args.app, args.slug)),
     executeAnalyticsQuery: async (_: unknown, args: { app: string; slug: string; params?: unknown }, { ctx }) => {
       const r = await executeQuery(ctx, args.app, args.slug, args.params ?? {});
       return { rows: r.data, total: r.total, truncated: r.truncated, executionKey: r.execution_key };

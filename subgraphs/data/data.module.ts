@@ -20,6 +20,7 @@ export const dataModule: ModuleManifest = {
     'Query.record': 'data:read',
     'Query.datatable': 'data:read',
     'App.tables': 'data:read',
+    'DataTable.records': 'data:read',
     'Mutation.createRecord': 'data:write',
     'Mutation.createRecords': 'data:write',
     'Mutation.upsertRecord': 'data:write',

@@ -2,6 +2,7 @@
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import { toConnection, type PageArgs } from '../core/graphql/context.js';
+import type { TableParent } from './records-read.resolvers.js';
 import { createSchemaGql, deleteTableGql, findTable, listTables, type DataTableView } from './table/table-graphql.js';
 
 interface TableArgs {
@@ -9,19 +10,24 @@ interface TableArgs {
   name: string;
 }
 
+/** A table view with the app it was read through, for `DataTable.records`. */
+const withApp =
+  (app: string) =>
+  (t: DataTableView): DataTableView & TableParent => ({ ...t, app });
+
 export const dataResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   App: {
-    tables: (app: { id: string }, args: PageArgs, { ctx }) =>
-      listTables(ctx, app.id, args).then((r) => toConnection(r, (t: DataTableView) => t)),
+    tables: (app: { id: string }, args: PageArgs, { ctx }) => listTables(ctx, app.id, args).then((r) => toConnection(r, withApp(app.id))),
   },
   Query: {
-    datatable: (_: unknown, a: TableArgs, { ctx }) => findTable(ctx, a.app, a.name),
+    datatable: (_: unknown, a: TableArgs, { ctx }) => findTable(ctx, a.app, a.name).then((t) => t && withApp(a.app)(t)),
   },
   Mutation: {
     createSchema: (_: unknown, a: { app: string; package: unknown; allowDataLoss?: boolean | null }, { ctx }) =>
-      createSchemaGql(ctx, a.app, a.package, a.allowDataLoss),
-    deleteTable: (_: unknown, a: TableArgs & { force?: boolean | null }, { ctx }) => deleteTableGql(ctx, a.app, a.name, a.force),
+      createSchemaGql(ctx, a.app, a.package, a.allowDataLoss).then((ts) => ts.map(withApp(a.app))),
+    deleteTable: (_: unknown, a: TableArgs & { force?: boolean | null }, { ctx }) =>
+      deleteTableGql(ctx, a.app, a.name, a.force).then(withApp(a.app)),
   },
 };

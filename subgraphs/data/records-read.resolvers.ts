@@ -1,6 +1,7 @@
 // Data subgraph resolvers (records-read): `records` and `record` (DECISIONS §11), mapping their
 // arguments straight to the typed read inputs the REST routes parse their query into
 // (query/record-list-input.ts), so both transports answer alike.
+import type { RequestContext } from '../core/context.js';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { toGraphRecord } from './query/graph-record.js';
 import { deletedModeOf, type DeletedFlags } from './query/list-params.js';
@@ -29,18 +30,31 @@ function recordsInput(args: RecordsArgs): RecordListInput {
   };
 }
 
+/** A page of records as a connection: `Query.records` and `DataTable.records`. */
+async function recordsConnection(ctx: RequestContext, args: RecordsArgs) {
+  const list = await listRecords(ctx, args.app, args.table, recordsInput(args));
+  const { offset, limit } = list.paging;
+  return {
+    items: list.records.map((r) => toGraphRecord(list.table, r)),
+    total: list.total,
+    page: Math.floor(offset / limit) + 1,
+    pageSize: limit,
+  };
+}
+
+/** A DataTable as the data resolvers answer it: with the app (slug or UUID) it was read through. */
+export interface TableParent {
+  app: string;
+  name: string;
+}
+
 export const recordReadResolvers: ResolverMap = {
+  DataTable: {
+    records: (t: TableParent, args: Omit<RecordsArgs, 'app' | 'table'>, { ctx }) =>
+      recordsConnection(ctx, { ...args, app: t.app, table: t.name }),
+  },
   Query: {
-    records: async (_: unknown, args: RecordsArgs, { ctx }) => {
-      const list = await listRecords(ctx, args.app, args.table, recordsInput(args));
-      const { offset, limit } = list.paging;
-      return {
-        items: list.records.map((r) => toGraphRecord(list.table, r)),
-        total: list.total,
-        page: Math.floor(offset / limit) + 1,
-        pageSize: limit,
-      };
-    },
+    records: (_: unknown, args: RecordsArgs, { ctx }) => recordsConnection(ctx, args),
     record: async (_: unknown, args: { app: string; table: string; id: string; includeDeleted?: boolean | null }, { ctx }) => {
       const { table, record } = await findRecord(ctx, args.app, args.table, args.id, { deleted: deletedModeOf(args) });
       return record ? toGraphRecord(table, record) : null;

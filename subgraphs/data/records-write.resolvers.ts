@@ -54,8 +54,8 @@ export const recordWriteResolvers: ResolverMap = {
       return { items: records.map((r) => toGraphRecord(table, r)), total };
     },
     deleteRecord: async (_: unknown, a: TableArgs & DeletedArgs & { id: string }, { ctx }) => {
-      await deleteRecord(ctx, a.app, a.table, a.id, deleteOptionsOf(a));
-      return true;
+      const { table, record } = await deleteRecord(ctx, a.app, a.table, a.id, deleteOptionsOf(a));
+      return toGraphRecord(table, record);
     },
     deleteRecords: async (_: unknown, a: TableArgs & DeletedArgs & { ids?: string[] | null; filter?: unknown }, { ctx }) => {
       const opts = deleteOptionsOf(a);

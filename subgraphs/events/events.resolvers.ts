@@ -15,6 +15,7 @@ import type { FunctionFields } from './functions/function-input.js';
 import type { InvocationRow } from './invocations/invocation.repository.js';
 import { executeFunction, listFunctionInvocations, parseExecuteBody } from './invocations/invocation.service.js';
 import { listEventNames, subscribe, toSubscriptionView, unsubscribe } from './subscriptions/subscription.service.js';
+import type { SubscriptionRow } from './subscriptions/subscription.repository.js';
 
 interface GraphFunction {
   siteId: number;
@@ -89,6 +90,21 @@ interface InvocationArgs extends PageArgs {
   triggerType?: string | null;
 }
 
+function subscriptionOut(s: SubscriptionRow) {
+  const v = toSubscriptionView(s);
+  return {
+    id: v.id,
+    event: v.event,
+    function: v.function,
+    functionName: v.function_name,
+    functionSlug: v.function_slug,
+    appName: v.app_name,
+    appSlug: v.app_slug,
+    createdAt: s.created_at,
+    updatedAt: s.updated_at,
+  };
+}
+
 export const eventsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
@@ -121,8 +137,8 @@ export const eventsResolvers: ResolverMap = {
       return fromView(v, v.site_id, v.app_id);
     },
     deleteFunction: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
-      await deleteFunction(ctx, args.app, args.slug);
-      return true;
+      const v = await deleteFunction(ctx, args.app, args.slug);
+      return fromView(v, v.site_id, v.app_id);
     },
     executeFunction: async (_: unknown, args: { app: string; slug: string; params?: unknown; async?: boolean | null }, { ctx }) => {
       const r = await executeFunction(
@@ -151,24 +167,11 @@ export const eventsResolvers: ResolverMap = {
         invocationId: r.invocation_id,
       };
     },
-    subscribeFunction: async (_: unknown, args: { event: string; functionId: number; filterConditions?: string | null }, { ctx }) => {
-      const s = await subscribe(ctx, args.event, { functionId: args.functionId, filterConditions: args.filterConditions ?? undefined });
-      const v = toSubscriptionView(s);
-      return {
-        id: v.id,
-        event: v.event,
-        function: v.function,
-        functionName: v.function_name,
-        functionSlug: v.function_slug,
-        appName: v.app_name,
-        appSlug: v.app_slug,
-        createdAt: s.created_at,
-        updatedAt: s.updated_at,
-      };
-    },
-    unsubscribeFunction: async (_: unknown, args: { event: string; functionId: number }, { ctx }) => {
-      await unsubscribe(ctx, args.event, { functionId: args.functionId });
-      return true;
-    },
+    subscribeFunction: async (_: unknown, args: { event: string; functionId: number; filterConditions?: string | null }, { ctx }) =>
+      subscriptionOut(
+        await subscribe(ctx, args.event, { functionId: args.functionId, filterConditions: args.filterConditions ?? undefined }),
+      ),
+    unsubscribeFunction: async (_: unknown, args: { event: string; functionId: number }, { ctx }) =>
+      subscriptionOut(await unsubscribe(ctx, args.event, { functionId: args.functionId })),
   },
 };

@@ -361,12 +361,22 @@ export async function deleteObjectRow(ctx: RequestContext, t: BucketTarget, obje
   }
 }
 
-export async function deleteObject(ctx: RequestContext, appRef: string, bucketSlug: string, ref: string): Promise<ObjectRow> {
+async function removeObject(ctx: RequestContext, appRef: string, bucketSlug: string, ref: string) {
   const t = await bucketFor(ctx, appRef, bucketSlug, 'read');
   const object = await findObject(ctx, t, ref);
   await requireAccess(ctx, t.bucket, 'delete', object.visibility);
   await deleteObjectRow(ctx, t, object);
-  return object;
+  return { t, object };
+}
+
+export async function deleteObject(ctx: RequestContext, appRef: string, bucketSlug: string, ref: string): Promise<ObjectRow> {
+  return (await removeObject(ctx, appRef, bucketSlug, ref)).object;
+}
+
+/** deleteObject answering the object's view as it was (GraphQL `deleteObject`). */
+export async function deleteObjectView(ctx: RequestContext, appRef: string, bucketSlug: string, ref: string): Promise<ObjectView> {
+  const { t, object } = await removeObject(ctx, appRef, bucketSlug, ref);
+  return toObjectView(ctx, t, object);
 }
 
 export interface CopyMoveInput {

@@ -9,7 +9,7 @@ import { toConnection, type PageArgs } from '../core/graphql/context.js';
 import type { Query } from '../core/listing.js';
 import { createBucket, deleteBucket, listBuckets, toBucketView, updateBucket, type BucketView } from './bucket.service.js';
 import { listObjects } from './list.service.js';
-import { copyObject, deleteObject, moveObject, patchObject, toObjectView, type ObjectView } from './object.service.js';
+import { copyObject, deleteObjectView, moveObject, patchObject, toObjectView, type ObjectView } from './object.service.js';
 import type { BucketRow } from './storage.repository.js';
 import { storageErrors } from './storage-errors.js';
 import { uploadFile } from './upload.service.js';
@@ -99,10 +99,8 @@ export const storageResolvers: ResolverMap = {
           visibility: a.input.visibility ?? undefined,
         }),
       ),
-    deleteBucket: async (_: unknown, a: { app: string; bucket: string }, { ctx }: Ctx) => {
-      await deleteBucket(ctx, a.app, a.bucket);
-      return true;
-    },
+    deleteBucket: async (_: unknown, a: { app: string; bucket: string }, { ctx }: Ctx) =>
+      bucketOut(a.app, await deleteBucket(ctx, a.app, a.bucket)),
     uploadObject: async (
       _: unknown,
       a: { app: string; bucket: string; file: Promise<FileUpload>; path?: string | null; metadata?: unknown },
@@ -139,10 +137,8 @@ export const storageResolvers: ResolverMap = {
     },
     copyObject: async (_: unknown, a: CopyArgs, { ctx }: Ctx) => objectOut(await copyObject(ctx, a.app, a.bucket, copyInput(a))),
     moveObject: async (_: unknown, a: CopyArgs, { ctx }: Ctx) => objectOut(await moveObject(ctx, a.app, a.bucket, copyInput(a))),
-    deleteObject: async (_: unknown, a: { app: string; bucket: string; object: string }, { ctx }: Ctx) => {
-      await deleteObject(ctx, a.app, a.bucket, a.object);
-      return true;
-    },
+    deleteObject: async (_: unknown, a: { app: string; bucket: string; object: string }, { ctx }: Ctx) =>
+      objectOut(await deleteObjectView(ctx, a.app, a.bucket, a.object)),
   },
 };
 

@@ -98,14 +98,16 @@ export async function createApiKey(ctx: RequestContext, appRef: string, body: un
 }
 
 /** Revokes by id or UUID; revoking a revoked key changes nothing. */
-export async function revokeApiKey(ctx: RequestContext, appRef: string, ref: string): Promise<void> {
+/** Revokes a key (again: nothing changes); answers the key as it is now. */
+export async function revokeApiKey(ctx: RequestContext, appRef: string, ref: string): Promise<ApiKeyRecordRow> {
   const { app, organizationId } = await appForKeys(ctx, appRef);
   const byId = /^\d{1,9}$/.test(ref) ? { id: Number(ref) } : isUuid(ref) ? { uuid: ref.toLowerCase() } : null;
   const key = byId && (await ctx.platform.prisma.apiKey.findFirst({ where: { appId: app.id, ...byId }, select: SELECT }));
   if (!key) throw errors.notFound('API key not found.');
-  if (key.revokedAt) return;
+  if (key.revokedAt) return key;
+  const revokedAt = new Date();
   await ctx.platform.prisma.$transaction(async (tx) => {
-    await tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+    await tx.apiKey.update({ where: { id: key.id }, data: { revokedAt } });
     await audit(tx, ctx, {
       action: 'revoke',
       objectType: 'api_key',
@@ -116,4 +118,5 @@ export async function revokeApiKey(ctx: RequestContext, appRef: string, ref: str
     });
   });
   ctx.platform.invalidation.publish({ kind: 'apiKeys' });
+  return { ...key, revokedAt };
 }

@@ -8,7 +8,7 @@ import { isUuid, slugify, slugOrUuid, withUniqueSlug } from '../core/slug.js';
 import { accessPredicate, can } from './access.service.js';
 import { appRepository, type AppRow } from './app.repository.js';
 import { audit } from './audit-log.js';
-import { bodyObject, mayAdminister, textField } from './site.service.js';
+import { bodyObject, mayAdminister, requireSite, textField } from './site.service.js';
 
 export type { AppRow };
 
@@ -138,8 +138,22 @@ function parseAppInput(body: unknown, requireName: boolean): { name?: string; de
 
 const ORDERING = { name: 'name', slug: 'slug', created_at: 'created_at', updated_at: 'updated_at' };
 
-export async function listApps(ctx: RequestContext, input: ListInput): Promise<ListResult<AppRow>> {
-  const site = await requireSiteAccess(ctx);
+async function appListSite(ctx: RequestContext, siteUuid: string | undefined): Promise<{ id: number }> {
+  if (siteUuid === undefined || ctx.site) {
+    const site = await requireSiteAccess(ctx);
+    if (siteUuid !== undefined && site.uuid !== siteUuid.toLowerCase()) throw errors.notFound('Site not found.');
+    return site;
+  }
+  return requireSite(ctx, siteUuid, 'view_site');
+}
+
+/**
+ * Apps of this host's site (`GET /api/apps/`). With `siteUuid` (GraphQL `Site.apps`), that
+ * site's: on its own host the same list; on a platform host, any site the caller can view
+ * (view_site, as on its host), 404 for one they cannot.
+ */
+export async function listApps(ctx: RequestContext, input: ListInput, siteUuid?: string): Promise<ListResult<AppRow>> {
+  const site = await appListSite(ctx, siteUuid);
   const page = pageRequest(input);
   const { rows, count } = await appRepository.list(
     ctx.platform.pool,
@@ -210,7 +224,8 @@ export async function updateApp(ctx: RequestContext, ref: string, body: unknown,
 }
 
 /** Soft delete; the app's API keys stop at once. */
-export async function deleteApp(ctx: RequestContext, ref: string): Promise<void> {
+/** Soft-deletes an app; answers it as it was before. */
+export async function deleteApp(ctx: RequestContext, ref: string): Promise<AppRow> {
   const app = await resolveApp(ctx, ref);
   const site = await requireSiteAdmin(ctx);
   await ctx.platform.prisma.$transaction(async (tx) => {
@@ -218,6 +233,7 @@ export async function deleteApp(ctx: RequestContext, ref: string): Promise<void>
     await audit(tx, ctx, { action: 'delete', objectType: 'app', objectId: app.uuid, organizationId: site.organizationId, siteId: site.id });
   });
   ctx.platform.invalidation.publish({ kind: 'apiKeys' });
+  return app;
 }
 
 export async function restoreApp(ctx: RequestContext, ref: string): Promise<AppRow> {

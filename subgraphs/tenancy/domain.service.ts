@@ -158,7 +158,8 @@ export async function updateDomain(ctx: RequestContext, siteRef: string, ref: st
 }
 
 /** Removes the mapping (the host is free again). The primary goes last. */
-export async function deleteDomain(ctx: RequestContext, siteRef: string, ref: string): Promise<void> {
+/** Removes a domain; answers it as it was before. */
+export async function deleteDomain(ctx: RequestContext, siteRef: string, ref: string): Promise<DomainRow> {
   const site = await siteForWrite(ctx, siteRef);
   const d = await findDomain(ctx, site, ref);
   await ctx.platform.prisma.$transaction(async (tx) => {
@@ -178,4 +179,5 @@ export async function deleteDomain(ctx: RequestContext, siteRef: string, ref: st
     });
   });
   ctx.platform.invalidation.publish({ kind: 'tenant', host: d.domain });
+  return d;
 }

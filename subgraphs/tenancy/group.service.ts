@@ -173,7 +173,8 @@ export async function updateGroup(
   return getGroup(ctx, group.id);
 }
 
-export async function deleteGroup(ctx: RequestContext, ref: string | number): Promise<void> {
+/** Deletes a group; answers it as it was. */
+export async function deleteGroup(ctx: RequestContext, ref: string | number): Promise<GroupRecord> {
   const group = await findVisibleGroup(ctx, ref);
   await requireManage(ctx, group.scope, group.organizationId);
   await ctx.platform.prisma.$transaction(async (tx) => {
@@ -187,6 +188,7 @@ export async function deleteGroup(ctx: RequestContext, ref: string | number): Pr
     });
   });
   rightsChanged(ctx);
+  return group;
 }
 
 /** `{user}`: slug, UUID or username. An organization group takes members of its organization only. */

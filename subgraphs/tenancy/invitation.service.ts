@@ -222,7 +222,8 @@ export async function resendInvitation(ctx: RequestContext, orgRef: string, uuid
 }
 
 /** `DELETE …/invitations/{uuid}/`: revokes a pending invitation (its token stops working). */
-export async function revokeInvitation(ctx: RequestContext, orgRef: string, uuid: string): Promise<void> {
+/** Revokes a pending invitation; answers it as it is now (status revoked). */
+export async function revokeInvitation(ctx: RequestContext, orgRef: string, uuid: string): Promise<InvitationView> {
   const org = await requireOrganization(ctx, orgRef, { permission: 'invite_members' });
   const current = await findInvitation(ctx, org, uuid);
   await ctx.platform.prisma.$transaction(async (tx) => {
@@ -235,4 +236,5 @@ export async function revokeInvitation(ctx: RequestContext, orgRef: string, uuid
       changes: { status: 'revoked' },
     });
   });
+  return { ...toInvitationView(current), status: 'revoked' };
 }

@@ -117,7 +117,8 @@ export async function updateMember(ctx: RequestContext, orgRef: string, userRef:
  * `DELETE …/members/{user}/`: owners and manage_organization remove anyone; a member may also
  * remove themselves (leave). The last owner stays.
  */
-export async function removeMember(ctx: RequestContext, orgRef: string, userRef: string): Promise<void> {
+/** Removes a member; answers the membership as it was. */
+export async function removeMember(ctx: RequestContext, orgRef: string, userRef: string): Promise<MemberView> {
   const org = await requireOrganization(ctx, orgRef);
   const member = await findMember(ctx, org.id, userRef);
   const self = ctx.principal.kind === 'user' && ctx.principal.userId === member.user_id;
@@ -137,4 +138,5 @@ export async function removeMember(ctx: RequestContext, orgRef: string, userRef:
     });
   });
   rightsChanged(ctx);
+  return toMemberView(member);
 }

@@ -196,7 +196,8 @@ export async function updateOrganization(ctx: RequestContext, ref: string, input
  * one transaction; then every cached host is forgotten, so those hosts answer
  * tenant_not_found at once.
  */
-export async function deleteOrganization(ctx: RequestContext, ref: string): Promise<void> {
+/** Soft-deletes an organization with its sites and domains; answers it as it was before. */
+export async function deleteOrganization(ctx: RequestContext, ref: string): Promise<OrganizationView> {
   const org = await requireOrganization(ctx, ref, { permission: 'delete_organization' });
   await ctx.platform.prisma.$transaction(async (tx) => {
     const locked = await organizationRepository.lock(tx, org.id);
@@ -212,6 +213,7 @@ export async function deleteOrganization(ctx: RequestContext, ref: string): Prom
   });
   ctx.platform.invalidation.publish({ kind: 'tenant' });
   ctx.platform.invalidation.publish({ kind: 'apiKeys' }); // keys of the sites' apps stop at once
+  return toOrganizationView(org);
 }
 
 /** `POST …/restore/`: the organization and what its deletion cascaded to, nothing more. */

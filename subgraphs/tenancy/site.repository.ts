@@ -97,6 +97,43 @@ export const siteRepository = {
     return { rows, count };
   },
 
+  /**
+   * The same page of sites for each of several organizations, in two statements (the rows with a
+   * window per organization, the counts grouped): GraphQL `Organization.sites` under a list.
+   */
+  async listPerOrganization(
+    pool: pg.Pool,
+    f: SiteFilter,
+    organizationIds: number[],
+    order: OrderBy[],
+    page: PageRequest,
+  ): Promise<Map<number, { rows: SiteRow[]; count: number }>> {
+    const w = siteWhere(f);
+    const n = w.params.length;
+    const orderSql = [...order.map((o) => `s.${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 's.id ASC'].join(', ');
+    const from = `FROM sites s JOIN organizations o ON o.id = s.organization_id
+      WHERE ${w.sql} AND s.organization_id = ANY($${n + 1}::int[])`;
+    const [{ rows }, counts] = await Promise.all([
+      pool.query<SiteRow & { __n: string }>(
+        prepared(
+          `SELECT * FROM (SELECT ${SITE_COLUMNS}, row_number() OVER (PARTITION BY s.organization_id ORDER BY ${orderSql}) AS "__n" ${from}) x
+          WHERE "__n" > $${n + 2} AND "__n" <= $${n + 3} ORDER BY "organizationId", "__n"`,
+          [...w.params, organizationIds, page.offset, page.offset + page.pageSize],
+        ),
+      ),
+      pool.query<{ id: number; count: number }>(
+        prepared(`SELECT s.organization_id AS id, count(*)::int AS count ${from} GROUP BY s.organization_id`, [
+          ...w.params,
+          organizationIds,
+        ]),
+      ),
+    ]);
+    const out = new Map(organizationIds.map((id) => [id, { rows: [] as SiteRow[], count: 0 }]));
+    for (const c of counts.rows) out.get(c.id)!.count = c.count;
+    for (const { __n: _n, ...row } of rows) out.get(row.organizationId)!.rows.push(row);
+    return out;
+  },
+
   /** Slugs equal to `base` or `base-…` (for withUniqueSlug). */
   async takenSlugs(pool: pg.Pool, table: 'sites' | 'domains', base: string): Promise<string[]> {
     const { rows } = await pool.query<{ slug: string }>(`SELECT slug FROM ${table} WHERE slug = $1 OR slug LIKE $2`, [

@@ -9,6 +9,7 @@ import { isUuid, nextFreeSlug, slugify, slugOrUuid, withUniqueSlug } from '../co
 import { accessPredicate, can } from './access.service.js';
 import { audit } from './audit-log.js';
 import { getOrganization } from './organization.service.js';
+import { findOrganizations } from './reference.service.js';
 import { createSiteSchema, dropSiteSchema, schemaNameFor } from './site-schema.js';
 import { siteRepository, type DomainRow, type SiteFilter, type SiteRow } from './site.repository.js';
 
@@ -204,6 +205,32 @@ export async function listSites(ctx: RequestContext, input: SiteListInput, orgRe
   return { page, count, items: rows };
 }
 
+/**
+ * `listSites(ctx, input, org)` for several organizations (UUIDs) at once, in a constant number
+ * of statements: each answer is that organization's page, or its error (404 when the caller
+ * cannot view it), as listSites would give. For DataLoaders (GraphQL `Organization.sites`).
+ */
+export async function listSitesOfOrganizations(
+  ctx: RequestContext,
+  input: SiteListInput,
+  orgUuids: readonly string[],
+): Promise<(ListResult<SiteRow> | Error)[]> {
+  if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
+  const page = pageRequest(input);
+  const order = orderBy(input.ordering, ORDERING, 'name');
+  const orgs = new Map((await findOrganizations(ctx, orgUuids)).map((o) => [o.uuid, o]));
+  const ids = [...new Set([...orgs.values()].map((o) => o.id))];
+  const pages = ids.length
+    ? await siteRepository.listPerOrganization(ctx.platform.pool, filter(ctx, { search: searchTerm(input.search) }), ids, order, page)
+    : new Map<number, { rows: SiteRow[]; count: number }>();
+  return orgUuids.map((uuid) => {
+    const org = orgs.get(uuid.toLowerCase());
+    if (!org) return errors.notFound('Organization not found.');
+    const { rows, count } = pages.get(org.id)!;
+    return { page, count, items: rows };
+  });
+}
+
 /** A site by slug or UUID including deleted ones, for those who may delete it; else 404. */
 async function getSiteForDeletion(ctx: RequestContext, ref: string): Promise<SiteRow> {
   const [row] = await siteRepository.find(
@@ -297,7 +324,8 @@ export async function updateSite(ctx: RequestContext, ref: string, body: unknown
 }
 
 /** Soft delete (cascading to domains), or with `purge=true` (superusers) drop schema and row. */
-export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge?: boolean } = {}): Promise<void> {
+/** Soft-deletes (or purges) a site; answers the site as it was before. */
+export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge?: boolean } = {}): Promise<SiteRow> {
   requireUserCaller(ctx);
   const purge = opts.purge ?? false;
   const site = purge ? await getSiteForDeletion(ctx, ref) : await getSite(ctx, ref);
@@ -326,6 +354,7 @@ export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge
   }
   for (const host of hosts) ctx.platform.invalidation.publish({ kind: 'tenant', host });
   ctx.platform.invalidation.publish({ kind: 'apiKeys' }); // keys of the site's apps stop at once
+  return site;
 }
 
 export async function restoreSite(ctx: RequestContext, ref: string): Promise<SiteRow> {

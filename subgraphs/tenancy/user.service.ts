@@ -355,7 +355,8 @@ export async function updateUser(ctx: RequestContext, ref: string, body: unknown
 }
 
 /** Soft delete: the record and its audit trail stay; sign-in and existing tokens stop. */
-export async function deleteUser(ctx: RequestContext, ref: string): Promise<void> {
+/** Soft-deletes a user; answers the user as they are now (inactive). */
+export async function deleteUser(ctx: RequestContext, ref: string): Promise<UserView> {
   const user = await requireChangeableUser(ctx, ref);
   const deleted = await ctx.platform.prisma.$transaction(async (tx) => {
     const u = await userRepository.softDelete(tx, user.id);
@@ -365,7 +366,9 @@ export async function deleteUser(ctx: RequestContext, ref: string): Promise<void
     return u;
   });
   ctx.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
-  await ctx.platform.hooks.runAfter(ctx, 'userAfterDelete', Object.freeze(toUserView(deleted)), ctx);
+  const view = toUserView(deleted);
+  await ctx.platform.hooks.runAfter(ctx, 'userAfterDelete', Object.freeze({ ...view }), ctx);
+  return view;
 }
 
 /** `POST /users/{user}/restore/` (staff): undoes a soft delete. */

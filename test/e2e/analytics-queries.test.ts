@@ -398,8 +398,8 @@ describe('GraphQL', () => {
     });
     const upd = await gql('mutation { updateAnalyticsQuery(app: "web", slug: "gql-count", input: {description: "d"}) { description } }');
     expect(upd.body.data.updateAnalyticsQuery).toEqual({ description: 'd' });
-    expect((await gql('mutation { deleteAnalyticsQuery(app: "web", slug: "gql-count") }')).body.data).toEqual({
-      deleteAnalyticsQuery: true,
+    expect((await gql('mutation { deleteAnalyticsQuery(app: "web", slug: "gql-count") { slug } }')).body.data).toEqual({
+      deleteAnalyticsQuery: { slug: 'gql-count' },
     });
   });
 

@@ -186,13 +186,22 @@ function steps(R: string, G: string): Step[] {
       name: 'delete one',
       rest: () => rest('DELETE', DATA(R) + '2/'),
       graph: () =>
-        graph(`mutation($app: String!, $table: String!) { deleteRecord(app: $app, table: $table, id: "2") }`, tbl, (d) => d.deleteRecord),
+        // REST answers 204; GraphQL the record as the (soft) delete left it.
+        graph(
+          `mutation($app: String!, $table: String!) { deleteRecord(app: $app, table: $table, id: "2") { id data } }`,
+          tbl,
+          (d) => d.deleteRecord.id === '2' && d.deleteRecord.data.is_deleted === true,
+        ),
     },
     {
       name: 'delete one missing',
       rest: () => rest('DELETE', DATA(R) + '2/'),
       graph: () =>
-        graph(`mutation($app: String!, $table: String!) { deleteRecord(app: $app, table: $table, id: "2") }`, tbl, (d) => d.deleteRecord),
+        graph(
+          `mutation($app: String!, $table: String!) { deleteRecord(app: $app, table: $table, id: "2") { id } }`,
+          tbl,
+          (d) => d.deleteRecord,
+        ),
     },
     {
       name: 'read list (include_deleted, sorted)',
@@ -272,7 +281,7 @@ test('GraphQL write errors carry the REST code; anonymous callers are refused', 
   expect(missing.errors?.[0].extensions.code).toBe('not_found');
   const anon = await t.call('POST', '/graphql', {
     host: HOST,
-    body: { query: `mutation { deleteRecord(app: "web", table: "via-graph", id: "1") }` },
+    body: { query: `mutation { deleteRecord(app: "web", table: "via-graph", id: "1") { id } }` },
   });
   expect(anon.body.errors?.[0].extensions.code).toBe('not_authenticated');
 });

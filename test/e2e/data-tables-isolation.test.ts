@@ -59,8 +59,8 @@ describe('GraphQL', () => {
     });
     const bad = await gql(A, tokA, 'mutation { createSchema(app: "web", package: {resources: []}) { name } }');
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'invalid', status: 400 });
-    const del = await gql(A, tokA, 'mutation { deleteTable(app: "web", name: "gq") }');
-    expect(del.body.data).toEqual({ deleteTable: true });
+    const del = await gql(A, tokA, 'mutation { deleteTable(app: "web", name: "gq") { name provider rowCount } }');
+    expect(del.body.data).toEqual({ deleteTable: { name: 'gq', provider: expect.any(String), rowCount: 0 } });
   });
 
   test('tenancy app views count tables', async () => {

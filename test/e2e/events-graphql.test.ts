@@ -54,11 +54,15 @@ it('creates, runs, lists, subscribes, updates and deletes a function', async () 
   const u = await gql(`mutation { updateFunction(app: "web", slug: "adder", input: {timeoutSeconds: 10}) { timeoutSeconds } }`);
   expect(u.data.updateFunction.timeoutSeconds).toBe(10);
   expect(
-    (await gql(`mutation($id: Int!) { unsubscribeFunction(event: "RECORD_CREATE", functionId: $id) }`, { id })).data.unsubscribeFunction,
-  ).toBe(true);
-  const un2 = await gql(`mutation($id: Int!) { unsubscribeFunction(event: "RECORD_CREATE", functionId: $id) }`, { id });
+    (
+      await gql(`mutation($id: Int!) { unsubscribeFunction(event: "RECORD_CREATE", functionId: $id) { event function functionSlug } }`, {
+        id,
+      })
+    ).data.unsubscribeFunction,
+  ).toEqual({ event: 'RECORD_CREATE', function: id, functionSlug: 'adder' });
+  const un2 = await gql(`mutation($id: Int!) { unsubscribeFunction(event: "RECORD_CREATE", functionId: $id) { id } }`, { id });
   expect(un2.errors[0].extensions.code).toBe('not_found');
-  expect((await gql(`mutation { deleteFunction(app: "web", slug: "adder") }`)).data.deleteFunction).toBe(true);
+  expect((await gql(`mutation { deleteFunction(app: "web", slug: "adder") { slug } }`)).data.deleteFunction).toEqual({ slug: 'adder' });
 });
 
 it('refuses callers without access and bad input', async () => {

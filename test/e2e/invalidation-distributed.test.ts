@@ -102,7 +102,7 @@ test('an API key revoked through GraphQL in the subgraph process is refused at t
   const revoked = await t.call('POST', '/graphql', {
     host: HOST,
     token: t.tokenFor(owner),
-    body: { query: 'mutation ($id: ID!) { revokeApiKey(app: "shop", id: $id) }', variables: { id: String(rows[0].id) } },
+    body: { query: 'mutation ($id: ID!) { revokeApiKey(app: "shop", id: $id) { revokedAt } }', variables: { id: String(rows[0].id) } },
   });
   expect(revoked.body.errors).toBeUndefined();
 

@@ -65,10 +65,14 @@ test('buckets, objects with filters, and the mutations', async () => {
     `mutation { copyObject(app: "shop", bucket: "media", sourcePath: "a/uno.txt", destinationPath: "c/uno.txt") { filePath metadata } }`,
   );
   expect(copied.data.copyObject).toMatchObject({ filePath: 'c/uno.txt', metadata: { k: 1, copied_from: { path: 'a/uno.txt' } } });
-  expect((await gql(`mutation { deleteObject(app: "shop", bucket: "media", object: "c/uno.txt") }`)).data.deleteObject).toBe(true);
+  expect(
+    (await gql(`mutation { deleteObject(app: "shop", bucket: "media", object: "c/uno.txt") { filePath } }`)).data.deleteObject,
+  ).toEqual({
+    filePath: 'c/uno.txt',
+  });
   const bad = await gql(`mutation { updateBucket(app: "shop", bucket: "media", input: {visibility: "everyone"}) { slug } }`);
   expect(bad.errors?.[0].extensions?.code).toBe('invalid');
   const anon = await gql(`mutation { createBucket(app: "shop", input: {name: "X"}) { slug } }`, {}, '');
   expect(anon.errors?.[0].extensions?.code).toBe('not_authenticated');
-  expect((await gql(`mutation { deleteBucket(app: "shop", bucket: "media") }`)).data.deleteBucket).toBe(true);
+  expect((await gql(`mutation { deleteBucket(app: "shop", bucket: "media") { slug } }`)).data.deleteBucket).toEqual({ slug: 'media' });
 });

@@ -83,8 +83,13 @@ test('Organization.members equals the REST member list; updateMember and removeM
     `mutation { updateMember(organization: "graph-org", user: "gqlmember", input: {permissions: ["fly"]}) { role } }`,
   );
   expect(unknown.errors![0]).toMatchObject({ message: expect.stringContaining('"fly"'), extensions: { code: 'invalid' } });
-  expect((await gql(`mutation { removeMember(organization: "graph-org", user: "gqlmember") }`)).data!.removeMember).toBe(true);
-  const last = await gql(`mutation { removeMember(organization: "graph-org", user: "gqlowner") }`);
+  expect(
+    (await gql(`mutation { removeMember(organization: "graph-org", user: "gqlmember") { username role } }`)).data!.removeMember,
+  ).toEqual({
+    username: 'gqlmember',
+    role: 'owner',
+  });
+  const last = await gql(`mutation { removeMember(organization: "graph-org", user: "gqlowner") { id } }`);
   expect(last.errors![0].extensions.code).toBe('invalid');
   const { data: after } = await gql(`{ member(organization: "graph-org", user: "gqlowner") { role } }`);
   expect(after!.member.role).toBe('owner');
@@ -166,11 +171,13 @@ test('declineInvitation, resendInvitation, revokeInvitation', async () => {
   });
   expect(resent.data!.resendInvitation.token).not.toBe(second.token);
   expect(
-    (await gql(`mutation($id: ID!) { revokeInvitation(organization: "graph-org", id: $id) }`, { id: second.invitation.id })).data!
-      .revokeInvitation,
-  ).toBe(true);
+    (await gql(`mutation($id: ID!) { revokeInvitation(organization: "graph-org", id: $id) { id status } }`, { id: second.invitation.id }))
+      .data!.revokeInvitation,
+  ).toEqual({ id: second.invitation.id, status: 'revoked' });
   expect((await t.call('GET', `/api/invitations/${resent.data!.resendInvitation.token}/`)).body.status).toBe('revoked');
-  const twice = await gql(`mutation($id: ID!) { revokeInvitation(organization: "graph-org", id: $id) }`, { id: second.invitation.id });
+  const twice = await gql(`mutation($id: ID!) { revokeInvitation(organization: "graph-org", id: $id) { id } }`, {
+    id: second.invitation.id,
+  });
   expect(twice.errors![0].extensions.code).toBe('invalid');
 });
 
@@ -194,12 +201,15 @@ test('auditEntries on the organization and for staff; deleteOrganization and res
     (await gql(`{ auditEntries(organization: "graph-org", action: "create") { total } }`, {}, staff)).data!.auditEntries.total,
   ).toBeGreaterThan(0);
 
-  expect((await gql(`mutation { deleteOrganization(slug: "graph-org") }`)).data!.deleteOrganization).toBe(true);
+  const deleted = await gql(`mutation { deleteOrganization(slug: "graph-org") { id slug } }`);
+  expect(deleted.data!.deleteOrganization).toEqual({ id: expect.any(String), slug: 'graph-org' });
   expect((await gql(`{ organization(slug: "graph-org") { id } }`)).errors![0].extensions.code).toBe('not_found');
   const restored = await gql(`mutation { restoreOrganization(slug: "graph-org") { slug isActive } }`);
   expect(restored.data!.restoreOrganization).toEqual({ slug: 'graph-org', isActive: true });
   const outsider = t.tokenFor(await t.createUser());
-  expect((await gql(`mutation { deleteOrganization(slug: "graph-org") }`, {}, outsider)).errors![0].extensions.code).toBe('not_found');
+  expect((await gql(`mutation { deleteOrganization(slug: "graph-org") { id } }`, {}, outsider)).errors![0].extensions.code).toBe(
+    'not_found',
+  );
 });
 
 describe('distributed mode', () => {

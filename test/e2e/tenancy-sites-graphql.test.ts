@@ -79,13 +79,15 @@ test('domains: create, switch primary, delete, same results as REST', async () =
   ]);
   const conflict = await gql('mutation { createDomain(site: "rest-shop", input: {domain: "g.example.test"}) { id } }');
   expect(conflict.body.errors[0].extensions.code).toBe('conflict');
-  const refused = await gql('mutation { deleteDomain(site: "graph-shop", domain: "g-example-test") }');
+  const refused = await gql('mutation { deleteDomain(site: "graph-shop", domain: "g-example-test") { id } }');
   expect(refused.body.errors[0].extensions.code).toBe('invalid');
   const switched = await gql(
     'mutation { updateDomain(site: "graph-shop", domain: "graph-shop-localhost", input: {isPrimary: true}) { isPrimary } }',
   );
   expect(switched.body.data.updateDomain.isPrimary).toBe(true);
-  expect((await gql('mutation { deleteDomain(site: "graph-shop", domain: "g-example-test") }')).body.data.deleteDomain).toBe(true);
+  expect(
+    (await gql('mutation { deleteDomain(site: "graph-shop", domain: "g-example-test") { slug domain } }')).body.data.deleteDomain,
+  ).toEqual({ slug: 'g-example-test', domain: 'g.example.test' });
   expect((await t.call('GET', '/api/sites/graph-shop/domains/g-example-test/', { token })).status).toBe(404);
 });
 
@@ -114,20 +116,29 @@ test('apps and API keys on the tenant host; the created key authenticates', asyn
   expect((await gql('{ apiKeys(app: "graph-app") { total items { prefix } } }', {}, { host })).body.data.apiKeys.total).toBe(1);
   const viaKey = await t.call('GET', '/api/apps/', { host, headers: { authorization: `Api-Key ${secret}` } });
   expect(viaKey.status).toBe(200);
-  expect((await gql(`mutation { revokeApiKey(app: "graph-app", id: "${apiKey.id}") }`, {}, { host })).body.data.revokeApiKey).toBe(true);
+  const revoked = await gql(`mutation { revokeApiKey(app: "graph-app", id: "${apiKey.id}") { id keyId revokedAt } }`, {}, { host });
+  expect(revoked.body.data.revokeApiKey).toEqual({ id: apiKey.id, keyId: apiKey.keyId, revokedAt: expect.any(String) });
+  const restKey = (await t.call('GET', '/api/apps/graph-app/api-keys/', { token, host })).body.results[0];
+  expect(restKey.revoked_at).toBe(revoked.body.data.revokeApiKey.revokedAt);
   expect((await t.call('GET', '/api/apps/', { host, headers: { authorization: `Api-Key ${secret}` } })).status).toBe(401);
 
-  expect((await gql('mutation { deleteApp(slug: "graph-app") }', {}, { host })).body.data.deleteApp).toBe(true);
+  expect((await gql('mutation { deleteApp(slug: "graph-app") { id slug } }', {}, { host })).body.data.deleteApp).toEqual({
+    id: app.body.data.createApp.id,
+    slug: 'graph-app',
+  });
   expect((await t.call('GET', '/api/apps/graph-app/', { token, host })).status).toBe(404);
   const tenantless = await gql('mutation { createApp(input: {name: "x"}) { id } }');
   expect(tenantless.body.errors[0].extensions.code).toBe('tenant_required');
 });
 
 test('deleteSite and restoreSite', async () => {
-  expect((await gql('mutation { deleteSite(slug: "rest-shop") }')).body.data.deleteSite).toBe(true);
+  expect((await gql('mutation { deleteSite(slug: "rest-shop") { slug name } }')).body.data.deleteSite).toEqual({
+    slug: 'rest-shop',
+    name: 'Rest Shop',
+  });
   expect((await t.call('GET', '/api/sites/rest-shop/', { token })).status).toBe(404);
   expect((await gql('mutation { restoreSite(slug: "rest-shop") { slug } }')).body.data.restoreSite).toEqual({ slug: 'rest-shop' });
   expect((await t.call('GET', '/api/sites/rest-shop/', { token })).status).toBe(200);
-  const purge = await gql('mutation { deleteSite(slug: "rest-shop", purge: true) }');
+  const purge = await gql('mutation { deleteSite(slug: "rest-shop", purge: true) { id } }');
   expect(purge.body.errors[0].extensions.code).toBe('permission_denied');
 });

@@ -103,10 +103,10 @@ test('createUser / updateUser / deleteUser match REST, errors carry the REST cod
   expect(updated.body.data.updateUser).toEqual(asGraphql(afterRest.body));
   expect(afterRest.body.last_name).toBe('Raph');
 
-  const deleted = await gql('mutation { deleteUser(slug: "graph-user") }', {}, staffToken);
-  expect(deleted.body.data.deleteUser).toBe(true);
+  const deleted = await gql('mutation { deleteUser(slug: "graph-user") { slug isActive } }', {}, staffToken);
+  expect(deleted.body.data.deleteUser).toEqual({ slug: 'graph-user', isActive: false });
   expect((await t.call('GET', '/api/users/graph-user/', { token: staffToken })).status).toBe(404);
-  expect(codeOf(await gql(`mutation { deleteUser(slug: "${outsider.slug}") }`, {}, t.tokenFor(owner)))).toBe('not_found');
+  expect(codeOf(await gql(`mutation { deleteUser(slug: "${outsider.slug}") { id } }`, {}, t.tokenFor(owner)))).toBe('not_found');
 });
 
 test('updateProfile matches PATCH /profile/; User.profile shows it to the user', async () => {
@@ -174,7 +174,10 @@ test('groups: create, add and remove members, update, list, delete match REST', 
 
   const removed = await gql(`mutation { removeGroupMember(id: "${g.id}", user: "${member.slug}") { users { id } } }`, {}, token);
   expect(removed.body.data.removeGroupMember.users).toEqual([]);
-  expect((await gql(`mutation { deleteGroup(id: "${g.id}") }`, {}, token)).body.data.deleteGroup).toBe(true);
+  expect((await gql(`mutation { deleteGroup(id: "${g.id}") { id name } }`, {}, token)).body.data.deleteGroup).toEqual({
+    id: g.id,
+    name: 'Renamed',
+  });
   expect((await t.call('GET', `/api/groups/${g.id}/`, { token })).status).toBe(404);
   const platform = await gql('mutation { createGroup(input: {name: "P"}) { id } }', {}, t.tokenFor(staff));
   expect(codeOf(platform)).toBe('permission_denied');

@@ -142,7 +142,9 @@ export async function updateQuery(ctx: RequestContext, appRef: string, slug: str
   return toQueryView(updated, scope.app);
 }
 
-export async function deleteQuery(ctx: RequestContext, appRef: string, slug: string): Promise<void> {
-  const { row, site } = await loadQuery(ctx, appRef, slug, 'analytics:write');
+/** Deletes a saved query; answers it as it was. */
+export async function deleteQuery(ctx: RequestContext, appRef: string, slug: string): Promise<AnalyticsQueryView> {
+  const { row, site, app } = await loadQuery(ctx, appRef, slug, 'analytics:write');
   await queryRepository.remove(ctx.platform.pool, site.id, row.id);
+  return toQueryView(row, app);
 }

@@ -208,17 +208,27 @@ export async function patchWhere(
 const isHard = (table: DataTable, opts: DeleteOptions) => opts.hard || !table.model.softDelete;
 
 /** `DELETE data/{id}/`; 404 when the selection does not see the record. */
-export async function deleteRecord(ctx: RequestContext, appRef: string, name: string, id: string, opts: DeleteOptions): Promise<void> {
+/** Deletes one record; answers it as the delete left it (soft: `is_deleted` true; hard: as it was). */
+export async function deleteRecord(
+  ctx: RequestContext,
+  appRef: string,
+  name: string,
+  id: string,
+  opts: DeleteOptions,
+): Promise<{ table: DataTable; record: Row }> {
   const { app, table } = await loadTable(ctx, appRef, name, 'data:write');
   const key = pathKey(table, id);
   const hard = isHard(table, opts);
   const log = new EventLog(app, table);
-  await inTransaction(ctx, table, 'delete', log, async (client, now) => {
+  const record = await inTransaction(ctx, table, 'delete', log, async (client, now) => {
     const params = new Params();
     const found = await selectForUpdate(client, table, keyWhere(table, [key], opts, params), params);
     if (found.length === 0) throw dataErrors.recordNotFound(id);
-    log.deleted(await deleteRecords(client, table, [key], hard, now), hard);
+    const deleted = await deleteRecords(client, table, [key], hard, now);
+    log.deleted(deleted, hard);
+    return deleted[0];
   });
+  return { table, record };
 }
 
 async function deleteSelected(

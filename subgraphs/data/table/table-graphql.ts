@@ -87,7 +87,9 @@ export async function createSchemaGql(
   return toViews(ctx, ctx.site!.schemaName, r.tables);
 }
 
-export async function deleteTableGql(ctx: RequestContext, appRef: string, name: string, force?: boolean | null): Promise<boolean> {
-  await deleteTable(ctx, appRef, name, { force });
-  return true;
+/** The dropped table as it was; its `rowCount` is 0 (the rows are gone with it). */
+export async function deleteTableGql(ctx: RequestContext, appRef: string, name: string, force?: boolean | null): Promise<DataTableView> {
+  const row = await deleteTable(ctx, appRef, name, { force });
+  const [view] = toViews(ctx, ctx.site!.schemaName, [tableFromRow(ctx, row)]);
+  return { ...view, rowCount: async () => 0 };
 }

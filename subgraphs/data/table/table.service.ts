@@ -110,11 +110,17 @@ function referencing(rows: CatalogueRow[], name: string): { row: CatalogueRow; m
  * them, unless `force=true`, which drops those foreign keys and removes them from the
  * referencing tables' schemas (their versions move on).
  */
-export async function deleteTable(ctx: RequestContext, appRef: string, name: string, opts: { force?: boolean | null } = {}): Promise<void> {
+/** Drops a table; answers its catalogue row as it was. */
+export async function deleteTable(
+  ctx: RequestContext,
+  appRef: string,
+  name: string,
+  opts: { force?: boolean | null } = {},
+): Promise<CatalogueRow> {
   const app: AppRow = await loadApp(ctx, appRef, 'data:write');
   const force = opts.force ?? false;
   const schema = schemaOf(ctx);
-  await inTransaction(ctx, async (client) => {
+  const dropped = await inTransaction(ctx, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1, $2)', [SCHEMA_LOCK, app.id]);
     const rows = await catalogueRepository.listForApp(client, app.id);
     const row = rows.find((r) => r.name === name);
@@ -139,8 +145,10 @@ export async function deleteTable(ctx: RequestContext, appRef: string, name: str
       await runSteps(client, [{ sql: `DROP TABLE IF EXISTS ${t}`, at: 'name' }]);
     }
     await catalogueRepository.remove(client, row.id);
+    return row;
   });
   forgetGrants(ctx.platform);
+  return dropped;
 }
 
 /** force: the referencing table loses its foreign keys to `name` (constraints, indexes, stored schema). */

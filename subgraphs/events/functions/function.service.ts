@@ -141,8 +141,10 @@ export async function updateFunction(
   return { ...toFunctionView(saved, fresh ?? undefined), site_id: saved.site_id, app_id: saved.app_id };
 }
 
-export async function deleteFunction(ctx: RequestContext, appRef: string, slug: string): Promise<void> {
+/** Deletes a function; answers it as it was. */
+export async function deleteFunction(ctx: RequestContext, appRef: string, slug: string) {
   const app = await appFor(ctx, appRef, 'functions:write');
   const row = await findFunction(ctx, app, slug);
   await repo.remove(ctx.platform.pool, app.siteId, row.id);
+  return { ...toFunctionView(row), site_id: row.site_id, app_id: row.app_id };
 }

@@ -84,11 +84,14 @@ export async function subscribe(ctx: RequestContext, eventName: string, input: S
   return (await repo.find(ctx.platform.pool, site.id, id))!;
 }
 
-export async function unsubscribe(ctx: RequestContext, eventName: string, input: SubscribeInput): Promise<void> {
+/** Removes a subscription; answers it as it was. */
+export async function unsubscribe(ctx: RequestContext, eventName: string, input: SubscribeInput): Promise<SubscriptionRow> {
   const event = requireEvent(eventName);
   const site = await siteForWrite(ctx);
   const fn = await siteFunction(ctx, site.id, input.functionId);
-  if (!(await repo.remove(ctx.platform.pool, site.id, event, fn.id))) throw eventsErrors.notSubscribed(fn.name, event);
+  const [sub] = (await repo.ofApp(ctx.platform.pool, site.id, fn.app_id, event)).filter((s) => s.function_id === fn.id);
+  if (!sub || !(await repo.remove(ctx.platform.pool, site.id, event, fn.id))) throw eventsErrors.notSubscribed(fn.name, event);
+  return sub;
 }
 
 export async function appEventSubscribers(ctx: RequestContext, appRef: string, eventName: string) {

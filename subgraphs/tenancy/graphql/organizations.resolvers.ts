@@ -14,7 +14,13 @@ import {
   type InvitationWithToken,
 } from '../invitation.service.js';
 import { getMember, listMembers, removeMember, updateMember, type MemberView } from '../member.service.js';
-import { createOrganization, deleteOrganization, restoreOrganization, updateOrganization } from '../organization.service.js';
+import {
+  createOrganization,
+  deleteOrganization,
+  listOrganizations,
+  restoreOrganization,
+  updateOrganization,
+} from '../organization.service.js';
 import { orgFromView } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
@@ -75,21 +81,28 @@ export const organizationAdminResolvers: ResolverMap = {
     createOrganization: (_p, a: { input: Input }, { ctx }) => createOrganization(ctx, defined(a.input)).then(orgFromView),
     updateOrganization: (_p, a: { slug: string; input: Input }, { ctx }) =>
       updateOrganization(ctx, a.slug, defined(a.input), true).then(orgFromView),
-    deleteOrganization: (_p, a: { slug: string }, { ctx }) => deleteOrganization(ctx, a.slug).then(() => true),
+    deleteOrganization: (_p, a: { slug: string }, { ctx }) => deleteOrganization(ctx, a.slug).then(orgFromView),
     restoreOrganization: (_p, a: { slug: string }, { ctx }) => restoreOrganization(ctx, a.slug).then(orgFromView),
     updateMember: (_p, a: OrgArgs & { user: string; input: Input }, { ctx }) =>
       updateMember(ctx, a.organization, a.user, defined(a.input)).then(memberOut),
-    removeMember: (_p, a: OrgArgs & { user: string }, { ctx }) => removeMember(ctx, a.organization, a.user).then(() => true),
+    removeMember: (_p, a: OrgArgs & { user: string }, { ctx }) => removeMember(ctx, a.organization, a.user).then(memberOut),
     createInvitation: (_p, a: OrgArgs & { input: Input }, { ctx }) =>
       createInvitation(ctx, a.organization, invitationBody(a.input)).then(createdOut),
     resendInvitation: (_p, a: OrgArgs & { id: string }, { ctx }) => resendInvitation(ctx, a.organization, a.id).then(createdOut),
-    revokeInvitation: (_p, a: OrgArgs & { id: string }, { ctx }) => revokeInvitation(ctx, a.organization, a.id).then(() => true),
+    revokeInvitation: (_p, a: OrgArgs & { id: string }, { ctx }) => revokeInvitation(ctx, a.organization, a.id).then(invitationOut),
     acceptInvitation: (_p, a: { token: string; username?: string; password?: string }, { ctx }) =>
       acceptInvitation(ctx, a.token, defined({ username: a.username, password: a.password })).then((r) => ({
         organization: { ...r.organization, id: r.organization.uuid },
         member: memberOut(r.member),
       })),
     declineInvitation: (_p, a: { token: string }, { ctx }) => declineInvitation(ctx, a.token).then(publicOut),
+  },
+  User: {
+    // The caller's own organizations (the `organizations` list); null on another user.
+    organizations: (user: Parent, a: PageArgs, { ctx }) =>
+      ctx.principal.kind === 'user' && ctx.principal.uuid === user.id.toLowerCase()
+        ? listOrganizations(ctx, a).then((r) => toConnection(r, orgFromView))
+        : null,
   },
   Organization: {
     members: (org: Parent, a: PageArgs & { role?: string | null }, { ctx }) =>

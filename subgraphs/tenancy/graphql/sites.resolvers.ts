@@ -2,13 +2,37 @@
 // Adapters only: list arguments are the services' typed inputs; mutation inputs become the
 // REST body the same service functions parse.
 import type { ResolverMap } from '../../core/graphql/resolvers.js';
-import { toConnection, type PageArgs } from '../../core/graphql/context.js';
+import DataLoader from 'dataloader';
+import { perRequest, toConnection, type PageArgs, type SubgraphContext } from '../../core/graphql/context.js';
+import type { ListResult } from '../../core/listing.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key-admin.service.js';
 import { createApp, deleteApp, listApps, updateApp, type AppRow } from '../app.service.js';
 import { createDomain, deleteDomain, updateDomain } from '../domain.service.js';
-import { createSite, deleteSite, listSites, restoreSite, updateSite, type DomainRow, type SiteRow } from '../site.service.js';
+import {
+  createSite,
+  deleteSite,
+  listSites,
+  listSitesOfOrganizations,
+  restoreSite,
+  updateSite,
+  type DomainRow,
+  type SiteRow,
+} from '../site.service.js';
 
 type Input = Record<string, unknown>;
+type Parent = { id: string };
+
+/** Per request and per arguments: a DataLoader of `Organization.sites` pages by organization UUID. */
+function orgSitesLoader(c: SubgraphContext, args: PageArgs) {
+  const byArgs = perRequest(c, 'tenancy:organizationSites', () => new Map<string, DataLoader<string, ListResult<SiteRow>>>());
+  const key = JSON.stringify([args.page ?? null, args.pageSize ?? null, args.search ?? null]);
+  let loader = byArgs.get(key);
+  if (!loader) {
+    loader = new DataLoader((uuids: readonly string[]) => listSitesOfOrganizations(c.ctx, args, uuids));
+    byArgs.set(key, loader);
+  }
+  return loader;
+}
 
 const siteOut = (s: SiteRow) => ({ ...s, id: s.uuid });
 const domainOut = (d: DomainRow) => ({ ...d, id: d.uuid });
@@ -32,23 +56,37 @@ export const siteAdminResolvers: ResolverMap = {
     apps: (_p, args: PageArgs, { ctx }) => listApps(ctx, args).then((r) => toConnection(r, appOut)),
     apiKeys: (_p, args: PageArgs & { app: string }, { ctx }) => listApiKeys(ctx, args.app, args).then((r) => toConnection(r, keyOut)),
   },
+  // Entity lists (DECISIONS §11): the same list services as the Query fields and REST routes,
+  // scoped to the parent; the service checks the parent is visible and the caller's right.
+  Organization: {
+    // Batched: the organizations of one list share a page size, so one loader per arguments.
+    sites: (org: Parent, args: PageArgs, c: SubgraphContext) =>
+      orgSitesLoader(c, args)
+        .load(org.id)
+        .then((r) => toConnection(r, siteOut)),
+  },
+  Site: {
+    apps: (site: Parent, args: PageArgs, { ctx }) => listApps(ctx, args, site.id).then((r) => toConnection(r, appOut)),
+  },
+  App: {
+    apiKeys: (app: Parent, args: PageArgs, { ctx }) => listApiKeys(ctx, app.id, args).then((r) => toConnection(r, keyOut)),
+  },
   Mutation: {
     createSite: (_p, a: { organization: string; input: Input }, { ctx }) =>
       createSite(ctx, a.organization, body(a.input, SITE_FIELDS)).then(siteOut),
     updateSite: (_p, a: { slug: string; input: Input }, { ctx }) => updateSite(ctx, a.slug, body(a.input, SITE_FIELDS), true).then(siteOut),
-    deleteSite: (_p, a: { slug: string; purge?: boolean }, { ctx }) =>
-      deleteSite(ctx, a.slug, { purge: a.purge ?? false }).then(() => true),
+    deleteSite: (_p, a: { slug: string; purge?: boolean }, { ctx }) => deleteSite(ctx, a.slug, { purge: a.purge ?? false }).then(siteOut),
     restoreSite: (_p, a: { slug: string }, { ctx }) => restoreSite(ctx, a.slug).then(siteOut),
     createDomain: (_p, a: { site: string; input: Input }, { ctx }) =>
       createDomain(ctx, a.site, body(a.input, DOMAIN_FIELDS)).then(domainOut),
     updateDomain: (_p, a: { site: string; domain: string; input: Input }, { ctx }) =>
       updateDomain(ctx, a.site, a.domain, body(a.input, DOMAIN_FIELDS)).then(domainOut),
-    deleteDomain: (_p, a: { site: string; domain: string }, { ctx }) => deleteDomain(ctx, a.site, a.domain).then(() => true),
+    deleteDomain: (_p, a: { site: string; domain: string }, { ctx }) => deleteDomain(ctx, a.site, a.domain).then(domainOut),
     createApp: (_p, a: { input: Input }, { ctx }) => createApp(ctx, body(a.input, APP_FIELDS)).then(appOut),
     updateApp: (_p, a: { slug: string; input: Input }, { ctx }) => updateApp(ctx, a.slug, body(a.input, APP_FIELDS), true).then(appOut),
-    deleteApp: (_p, a: { slug: string }, { ctx }) => deleteApp(ctx, a.slug).then(() => true),
+    deleteApp: (_p, a: { slug: string }, { ctx }) => deleteApp(ctx, a.slug).then(appOut),
     createApiKey: (_p, a: { app: string; name: string }, { ctx }) =>
       createApiKey(ctx, a.app, { name: a.name }).then(({ key, ...k }) => ({ apiKey: keyOut(k), key })),
-    revokeApiKey: (_p, a: { app: string; id: string }, { ctx }) => revokeApiKey(ctx, a.app, a.id).then(() => true),
+    revokeApiKey: (_p, a: { app: string; id: string }, { ctx }) => revokeApiKey(ctx, a.app, a.id).then(keyOut),
   },
 };

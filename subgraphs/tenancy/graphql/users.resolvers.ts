@@ -75,13 +75,13 @@ export const userAdminResolvers: ResolverMap = {
     createUser: (_p, args: { input: Input }, { ctx }) => createUser(ctx, snakeBody(args.input)).then(userFromView),
     updateUser: (_p, args: { slug: string; input: Input }, { ctx }) =>
       updateUser(ctx, args.slug, snakeBody(args.input), 'patch').then(userFromView),
-    deleteUser: (_p, args: { slug: string }, { ctx }) => deleteUser(ctx, args.slug).then(() => true),
+    deleteUser: (_p, args: { slug: string }, { ctx }) => deleteUser(ctx, args.slug).then(userFromView),
     updateProfile: (_p, args: { slug: string; input: Input }, { ctx }) =>
       updateProfile(ctx, args.slug, snakeBody(args.input)).then(profileFromView),
     createGroup: (_p, args: { input: Input }, { ctx }) => createGroup(ctx, args.input).then(groupFromRecord),
     updateGroup: (_p, args: { id: string; input: Input }, { ctx }) =>
       updateGroup(ctx, args.id, snakeBody(args.input), 'patch').then(groupFromRecord),
-    deleteGroup: (_p, args: { id: string }, { ctx }) => deleteGroup(ctx, args.id).then(() => true),
+    deleteGroup: (_p, args: { id: string }, { ctx }) => deleteGroup(ctx, args.id).then(groupFromRecord),
     addGroupMember: (_p, args: { id: string; user: string }, { ctx }) =>
       addGroupMember(ctx, args.id, { user: args.user }).then(groupFromRecord),
     removeGroupMember: (_p, args: { id: string; user: string }, { ctx }) =>

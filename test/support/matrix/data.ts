@@ -104,13 +104,13 @@ export const dataFixture: ModuleFixture = {
       );
     },
     'Mutation.deleteRecord': async (w) =>
-      gql(w, `mutation { deleteRecord(app: "${w.app.slug}", table: "${TABLE}", id: "${await freshRecord(w)}") }`),
+      gql(w, `mutation { deleteRecord(app: "${w.app.slug}", table: "${TABLE}", id: "${await freshRecord(w)}") { id } }`),
     'Mutation.deleteRecords': async (w) =>
       gql(w, `mutation { deleteRecords(app: "${w.app.slug}", table: "${TABLE}", ids: ["${await freshRecord(w)}"]) { __typename } }`),
     'Mutation.createSchema': async (w) => ({
       ...gql(w, `mutation ($p: JSON!) { createSchema(app: "${w.app.slug}", package: $p) { __typename } }`),
       variables: { p: newPackage(w) },
     }),
-    'Mutation.deleteTable': async (w) => gql(w, `mutation { deleteTable(app: "${w.app.slug}", name: "${await freshTable(w)}") }`),
+    'Mutation.deleteTable': async (w) => gql(w, `mutation { deleteTable(app: "${w.app.slug}", name: "${await freshTable(w)}") { name } }`),
   },
 };

@@ -178,7 +178,7 @@ export const tenancyFixture: ModuleFixture = {
       gqlConsole(`mutation { updateOrganization(slug: "${w.org.slug}", input: {name: "Matrix organization"}) { id } }`),
     'Mutation.deleteOrganization': async (w) => {
       const org = await freshOrg(w);
-      return gqlConsole(`mutation { deleteOrganization(slug: "${org.slug}") }`, { orgId: org.id });
+      return gqlConsole(`mutation { deleteOrganization(slug: "${org.slug}") { id } }`, { orgId: org.id });
     },
     'Mutation.restoreOrganization': async (w) => {
       const org = await freshOrg(w, true);
@@ -189,7 +189,7 @@ export const tenancyFixture: ModuleFixture = {
         `mutation { updateMember(organization: "${w.org.slug}", user: "${(await freshMember(w)).uuid}", input: {permissions: ["view_site"]}) { id } }`,
       ),
     'Mutation.removeMember': async (w) =>
-      gqlConsole(`mutation { removeMember(organization: "${w.org.slug}", user: "${(await freshMember(w)).uuid}") }`),
+      gqlConsole(`mutation { removeMember(organization: "${w.org.slug}", user: "${(await freshMember(w)).uuid}") { id } }`),
     'Mutation.createInvitation': async (w) =>
       gqlConsole(
         `mutation { createInvitation(organization: "${w.org.slug}", input: {inviteeIdentifier: "${w.unique('inv')}@example.test"}) { token } }`,
@@ -197,14 +197,14 @@ export const tenancyFixture: ModuleFixture = {
     'Mutation.resendInvitation': async (w) =>
       gqlConsole(`mutation { resendInvitation(organization: "${w.org.slug}", id: "${await freshInvitation(w)}") { token } }`),
     'Mutation.revokeInvitation': async (w) =>
-      gqlConsole(`mutation { revokeInvitation(organization: "${w.org.slug}", id: "${await freshInvitation(w)}") }`),
+      gqlConsole(`mutation { revokeInvitation(organization: "${w.org.slug}", id: "${await freshInvitation(w)}") { id } }`),
     'Mutation.createSite': async (w) =>
       gqlConsole(`mutation { createSite(organization: "${w.org.slug}", input: {name: "${w.unique('Site')}"}) { id } }`, {
         impliedBy: ['manage_organization'],
       }),
     'Mutation.updateSite': async (w) =>
       gqlConsole(`mutation { updateSite(slug: "${w.site.slug}", input: {name: "Matrix site"}) { id } }`, SITE_ADMIN),
-    'Mutation.deleteSite': async (w) => gqlConsole(`mutation { deleteSite(slug: "${(await freshSite(w)).slug}") }`, SITE_ADMIN),
+    'Mutation.deleteSite': async (w) => gqlConsole(`mutation { deleteSite(slug: "${(await freshSite(w)).slug}") { id } }`, SITE_ADMIN),
     'Mutation.restoreSite': async (w) => gqlConsole(`mutation { restoreSite(slug: "${(await freshSite(w)).slug}") { id } }`, SITE_ADMIN),
     'Mutation.createDomain': async (w) =>
       gqlConsole(`mutation { createDomain(site: "${w.site.slug}", input: {domain: "${w.unique('new')}.matrix.test"}) { id } }`, SITE_ADMIN),
@@ -214,19 +214,19 @@ export const tenancyFixture: ModuleFixture = {
         SITE_ADMIN,
       ),
     'Mutation.deleteDomain': async (w) =>
-      gqlConsole(`mutation { deleteDomain(site: "${w.site.slug}", domain: "${await freshDomain(w)}") }`, SITE_ADMIN),
+      gqlConsole(`mutation { deleteDomain(site: "${w.site.slug}", domain: "${await freshDomain(w)}") { id } }`, SITE_ADMIN),
     'Mutation.createApp': async (w) => gqlSite(w, `mutation { createApp(input: {name: "${w.unique('App')}"}) { id } }`, SITE_ADMIN),
     'Mutation.updateApp': async (w) =>
       gqlSite(w, `mutation { updateApp(slug: "${w.app.slug}", input: {name: "Matrix app"}) { id } }`, SITE_ADMIN),
-    'Mutation.deleteApp': async (w) => gqlSite(w, `mutation { deleteApp(slug: "${await freshApp(w)}") }`, SITE_ADMIN),
+    'Mutation.deleteApp': async (w) => gqlSite(w, `mutation { deleteApp(slug: "${await freshApp(w)}") { id } }`, SITE_ADMIN),
     'Mutation.createApiKey': async (w) => gqlSite(w, `mutation { createApiKey(app: "${w.app.slug}", name: "matrix") { key } }`, SITE_ADMIN),
     'Mutation.revokeApiKey': async (w) =>
-      gqlSite(w, `mutation { revokeApiKey(app: "${w.app.slug}", id: "${await freshApiKey(w)}") }`, SITE_ADMIN),
+      gqlSite(w, `mutation { revokeApiKey(app: "${w.app.slug}", id: "${await freshApiKey(w)}") { id } }`, SITE_ADMIN),
     'Mutation.createGroup': async (w) =>
       gqlConsole(`mutation { createGroup(input: {name: "${w.unique('group')}", organization: "${w.org.slug}"}) { id } }`),
     'Mutation.updateGroup': async (w) =>
       gqlConsole(`mutation { updateGroup(id: "${w.state.group}", input: {name: "${w.unique('group')}"}) { id } }`),
-    'Mutation.deleteGroup': async (w) => gqlConsole(`mutation { deleteGroup(id: "${await freshGroup(w)}") }`),
+    'Mutation.deleteGroup': async (w) => gqlConsole(`mutation { deleteGroup(id: "${await freshGroup(w)}") { id } }`),
     'Mutation.addGroupMember': async (w) =>
       gqlConsole(`mutation { addGroupMember(id: "${await freshGroup(w)}", user: "${w.owner.uuid}") { id } }`),
     'Mutation.removeGroupMember': async (w) =>
