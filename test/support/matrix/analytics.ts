@@ -72,7 +72,7 @@ export const analyticsFixture: ModuleFixture = {
         `mutation { updateAnalyticsQuery(app: "${w.app.slug}", slug: "${w.state.analyticsQuery}", input: {description: "g"}) { slug } }`,
       ),
     'Mutation.deleteAnalyticsQuery': async (w) =>
-      gql(w, `mutation { deleteAnalyticsQuery(app: "${w.app.slug}", slug: "${await freshQuery(w)}") }`),
+      gql(w, `mutation { deleteAnalyticsQuery(app: "${w.app.slug}", slug: "${await freshQuery(w)}") { slug } }`),
     'Mutation.executeAnalyticsQuery': async (w) =>
       gql(
         w,

@@ -85,7 +85,7 @@ export const eventsFixture: ModuleFixture = {
     'Mutation.updateFunction': async (w) =>
       gql(w, `mutation { updateFunction(app: "${w.app.slug}", slug: "${fn(w).slug}", input: {description: "g"}) { slug } }`),
     'Mutation.deleteFunction': async (w) =>
-      gql(w, `mutation { deleteFunction(app: "${w.app.uuid}", slug: "${(await freshFunction(w)).slug}") }`),
+      gql(w, `mutation { deleteFunction(app: "${w.app.uuid}", slug: "${(await freshFunction(w)).slug}") { slug } }`),
     'Mutation.executeFunction': async (w) =>
       gql(w, `mutation { executeFunction(app: "${w.app.slug}", slug: "${fn(w).slug}", params: {n: 2}) { invocationId } }`),
     'Mutation.subscribeFunction': async (w) =>
@@ -93,6 +93,8 @@ export const eventsFixture: ModuleFixture = {
         hidden: 400,
       }),
     'Mutation.unsubscribeFunction': async (w) =>
-      gql(w, `mutation { unsubscribeFunction(event: "${EVENT}", functionId: ${await subscribed(w)}) }`, undefined, { hidden: 400 }),
+      gql(w, `mutation { unsubscribeFunction(event: "${EVENT}", functionId: ${await subscribed(w)}) { event } }`, undefined, {
+        hidden: 400,
+      }),
   },
 };

@@ -191,7 +191,8 @@ export const storageFixture: ModuleFixture = {
       gql(w, `mutation { createBucket(app: "${w.app.slug}", input: {name: "${w.unique('Gql bucket ')}"}) { slug } }`),
     'Mutation.updateBucket': async (w) =>
       gql(w, `mutation { updateBucket(app: "${w.app.slug}", bucket: "${BUCKET}", input: {description: "g"}) { slug } }`),
-    'Mutation.deleteBucket': async (w) => gql(w, `mutation { deleteBucket(app: "${w.app.slug}", bucket: "${await freshBucket(w)}") }`),
+    'Mutation.deleteBucket': async (w) =>
+      gql(w, `mutation { deleteBucket(app: "${w.app.slug}", bucket: "${await freshBucket(w)}") { slug } }`),
     'Mutation.uploadObject': async (w) =>
       gql(
         w,
@@ -220,7 +221,7 @@ export const storageFixture: ModuleFixture = {
         { needs: READ_TOO },
       ),
     'Mutation.deleteObject': async (w) =>
-      gql(w, `mutation { deleteObject(app: "${w.app.slug}", bucket: "${BUCKET}", object: "${(await freshObject(w)).uuid}") }`, {
+      gql(w, `mutation { deleteObject(app: "${w.app.slug}", bucket: "${BUCKET}", object: "${(await freshObject(w)).uuid}") { id } }`, {
         needs: READ_TOO,
       }),
   },
