@@ -97,7 +97,10 @@ const commandHelp = (c: Command) => `Usage: npm run cli -- ${c.usage}\n\n${c.hel
 
 /** An AppError as one line: the message, then each field's messages. */
 function oneLine(e: { message: string; errors?: Record<string, string[]> }): string {
-  const fields = Object.entries(e.errors ?? {}).map(([field, messages]) => `${field}: ${messages.join(' ')}`);
+  const fields = Object.entries(e.errors ?? {})
+    .map(([field, messages]) => [field, messages.filter((m) => m !== e.message)] as const)
+    .filter(([, messages]) => messages.length)
+    .map(([field, messages]) => `${field}: ${messages.join(' ')}`);
   return fields.length ? `${e.message.replace(/\.$/, '')}: ${fields.join('; ')}` : e.message;
 }
 
