@@ -26,8 +26,7 @@ export async function readPassword(fromArgs: string | undefined): Promise<string
     return first;
   }
   const line = await firstLine(process.stdin);
-  if (line === null)
-    throw new UsageError(`No password: set ${PASSWORD_ENV}, run in a terminal to be prompted, or pipe it on stdin.`);
+  if (line === null) throw new UsageError(`No password: set ${PASSWORD_ENV}, run in a terminal to be prompted, or pipe it on stdin.`);
   return line;
 }
 

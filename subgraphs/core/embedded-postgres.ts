@@ -200,7 +200,7 @@ async function findRunningServer(dir: string): Promise<EmbeddedServer | null> {
   const info = readServerFile(dir);
   const ownerAlive = !!info && info.pid === found.pid && info.owner !== process.pid && processAlive(info.owner);
   let ok = false;
-  for (const until = Date.now() + 10_000; !ok && Date.now() < until && processAlive(found.pid); ) {
+  for (const until = Date.now() + 10_000; !ok && Date.now() < until && processAlive(found.pid);) {
     ok = found.port > 0 && (await answers(found.port));
     if (!ok) await new Promise((r) => setTimeout(r, 250));
   }
@@ -242,7 +242,7 @@ async function stopPostmaster(pid: number): Promise<void> {
   } catch {
     return;
   }
-  for (const until = Date.now() + 30_000; processAlive(pid) && Date.now() < until; ) {
+  for (const until = Date.now() + 30_000; processAlive(pid) && Date.now() < until;) {
     await new Promise((r) => setTimeout(r, 100));
   }
   if (processAlive(pid)) throw new Error(`The embedded PostgreSQL (pid ${pid}) did not stop within 30 s`);

@@ -65,7 +65,13 @@ test('createsuperuser creates a staff superuser with an argon2id hash, and refus
   expect(row).toMatchObject({ is_staff: true, is_superuser: true, email: 'ops@example.test' });
   expect(row.password_hash).toMatch(/^\$argon2id\$/);
 
-  const again = cli({ ...env, TENANTRY_PASSWORD: 'cli-secret-pass' }, ['createsuperuser', '--username', 'ops', '--email', 'other@example.test']);
+  const again = cli({ ...env, TENANTRY_PASSWORD: 'cli-secret-pass' }, [
+    'createsuperuser',
+    '--username',
+    'ops',
+    '--email',
+    'other@example.test',
+  ]);
   expect(again.status).toBe(1);
   expect(again.stderr.trim()).toBe('A user with that username already exists.');
   const sameEmail = cli({ ...env, TENANTRY_PASSWORD: 'cli-secret-pass' }, [
