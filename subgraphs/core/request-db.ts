@@ -63,13 +63,10 @@ export function trackRequestConnections(pool: pg.Pool): void {
   };
 }
 
-const original = Symbol('untracked');
-type Tracked = pg.PoolClient & { [original]?: { release: pg.PoolClient['release']; query: pg.PoolClient['query'] } };
-
-function track(scope: RequestDbScope, client: Tracked): void {
+function track(scope: RequestDbScope, client: pg.PoolClient): void {
   scope.clients.add(client);
-  if (!client[original]) client[original] = { release: client.release, query: client.query };
-  const base = client[original];
+  // pg-pool gives each checkout its own release function: capture this checkout's.
+  const base = { release: client.release, query: client.query };
   client.release = (err?: Error | boolean) => {
     scope.clients.delete(client);
     client.release = base.release;

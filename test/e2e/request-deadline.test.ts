@@ -48,7 +48,7 @@ describe('deadline', () => {
   let token: string;
   beforeAll(async () => {
     ({ t, token } = await setUp({ REQUEST_TIMEOUT_MS: '2000' }));
-  });
+  }, 240_000);
   afterAll(() => t.close());
 
   test('a query past the request deadline is cancelled and answers 504 timeout naming REQUEST_TIMEOUT_MS', async () => {
@@ -59,7 +59,7 @@ describe('deadline', () => {
     expect(await runningSlow(t)).toBe(0);
     // The process serves the next request normally.
     expect((await t.call('GET', BASE, { host: HOST, token })).status).toBe(200);
-  });
+  }, 240_000);
 });
 
 describe('client disconnect', () => {
@@ -70,7 +70,7 @@ describe('client disconnect', () => {
     ({ t, token } = await setUp({ REQUEST_TIMEOUT_MS: '3600000' }));
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     port = (t.app.server.address() as AddressInfo).port;
-  });
+  }, 240_000);
   afterAll(() => t.close());
 
   test('the running query is cancelled when the client goes away', async () => {
@@ -92,7 +92,6 @@ describe('client disconnect', () => {
     await waitUntil('the slow query runs', async () => (await runningSlow(t)) === 1);
     req.destroy();
     await waitUntil('the slow query is cancelled', async () => (await runningSlow(t)) === 0);
-    // The execution is logged as failed, not left running.
     expect((await t.call('GET', BASE, { host: HOST, token })).status).toBe(200);
-  });
+  }, 240_000);
 });

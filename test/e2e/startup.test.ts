@@ -35,7 +35,7 @@ async function start(env: Record<string, string>): Promise<Running> {
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + 150_000;
   while (!out.includes('platform listening')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`start failed:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -180,7 +180,7 @@ describe('the embedded database survives a crash and is shared by a second proce
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(postmasterPid(dataDir)).toBeNull();
-  });
+  }, 400_000);
 
   test('after kill -9 of the server, the next start reuses the PostgreSQL left running, and stops it', async () => {
     const first = await start(env);
@@ -196,7 +196,7 @@ describe('the embedded database survives a crash and is shared by a second proce
     expect(await second.exited).toBe(0);
     expect(alive(pgPid)).toBe(false);
     expect(postmasterPid(dataDir)).toBeNull();
-  });
+  }, 400_000);
 });
 
 describe('start-up failures: one line naming the cause and the variable, no stack trace', () => {
