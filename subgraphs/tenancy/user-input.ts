@@ -73,11 +73,7 @@ export interface UserFields {
  * Fields of POST (mode 'create'), PUT ('replace': identity fields required) or PATCH ('patch').
  * `emailOptional`: a blank e-mail is allowed (the first superuser from ADMIN_* at start).
  */
-export function parseUserFields(
-  body: unknown,
-  mode: 'create' | 'replace' | 'patch',
-  opts: { emailOptional?: boolean } = {},
-): UserFields {
+export function parseUserFields(body: unknown, mode: 'create' | 'replace' | 'patch', opts: { emailOptional?: boolean } = {}): UserFields {
   const c = new Checker(asBody(body));
   const required = mode !== 'patch';
   const emailRequired = required && !opts.emailOptional;
