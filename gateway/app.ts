@@ -86,6 +86,9 @@ function toAppError(err: unknown, request: FastifyRequest, bodyLimit: number): A
       return errors.parse('Malformed JSON in request body.');
   }
   if (e instanceof SyntaxError) return errors.parse('Malformed JSON in request body.');
+  // Work refused or cancelled because the request passed its deadline or lost its client,
+  // whatever layer (Prisma, a driver) wrapped the error on the way.
+  if (request.dbScope?.reason) return request.dbScope.error();
   // The database (or the connection to it) is down: the client may retry, nothing is wrong
   // with its request.
   if (isDatabaseUnavailable(err)) return errors.unavailable('The database is not available; try again shortly.');

@@ -64,6 +64,17 @@ describe('deadline', () => {
     // The process serves the next request normally.
     expect((await t.call('GET', BASE, { host: HOST, token })).status).toBe(200);
   }, 240_000);
+
+  test('the same over GraphQL: the error carries extensions.code "timeout"', async () => {
+    const res = await t.call('POST', '/graphql', {
+      host: HOST,
+      token,
+      body: { query: 'mutation { executeAnalyticsQuery(app: "web", slug: "slow") { total } }' },
+    });
+    const errors = (res.body as { errors?: { extensions?: { code?: string }; message: string }[] }).errors;
+    expect(errors?.[0]).toMatchObject({ extensions: { code: 'timeout' }, message: expect.stringContaining('REQUEST_TIMEOUT_MS') });
+    expect(await runningSlow(t)).toBe(0);
+  }, 240_000);
 });
 
 describe('client disconnect', () => {
