@@ -38,6 +38,9 @@ export const runInScope = <T>(scope: RequestDbScope, fn: () => T): T => storage.
 
 export const currentScope = (): RequestDbScope | undefined => storage.getStore();
 
+/** Runs `fn` outside any request scope: a record that must be written even for a stopped request. */
+export const outsideRequestScope = <T>(fn: () => T): T => storage.exit(fn);
+
 const wrapped = new WeakSet<pg.Pool>();
 
 /** Makes `pool` track its connections per request scope. Idempotent. */
