@@ -158,7 +158,7 @@ describe('the embedded database survives a crash and is shared by a second proce
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  test('createsuperuser and rotate-keys run while the server runs, on its embedded PostgreSQL', async () => {
+  test('createsuperuser, rotate-keys and a subgraph process run while the server runs, on its embedded PostgreSQL', async () => {
     const run = await start(env);
     const serverFile = JSON.parse(fs.readFileSync(path.join(dataDir, 'postgres.json'), 'utf8'));
     expect(serverFile).toMatchObject({ pid: postmasterPid(dataDir), host: '127.0.0.1', owner: run.child.pid });
@@ -176,6 +176,27 @@ describe('the embedded database survives a crash and is shared by a second proce
     expect(rotated.stdout).toContain('Rotated secrets data keys');
     // The server's database is the one the CLI wrote to, and it still runs.
     expect((await login(run.port, 'online', 'online-cli-password')).status).toBe(200);
+    expect((await get(run.port, '/readyz')).status).toBe(200);
+
+    // `npm run start:subgraph` on the same DATA_DIR connects to it too, and leaves it running.
+    const subgraphPort = await freePort();
+    const sub = spawn(process.execPath, ['--import', 'tsx', 'subgraphs/serve.ts', 'tenancy', '--port', String(subgraphPort)], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(sub);
+    let subOut = '';
+    sub.stdout!.on('data', (c) => (subOut += c));
+    sub.stderr!.on('data', (c) => (subOut += c));
+    const subExited = new Promise<number | null>((resolve) => sub.on('exit', resolve));
+    for (const until = Date.now() + 150_000; !subOut.includes('subgraph listening');) {
+      if (sub.exitCode !== null || Date.now() > until) throw new Error(`subgraph start failed:\n${subOut}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(subOut).toContain('embedded PostgreSQL shared with a running process');
+    expect((await get(subgraphPort, '/healthz')).status).toBe(200);
+    sub.kill('SIGTERM');
+    expect(await subExited).toBe(0);
     expect((await get(run.port, '/readyz')).status).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
