@@ -116,6 +116,8 @@ function parse(command: Command, name: string, args: string[]): Values {
   }
 }
 
+let where: Parameters<typeof describeStartupError>[1] = {};
+
 async function main(): Promise<number> {
   const [name, ...args] = process.argv.slice(2);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -136,6 +138,7 @@ async function main(): Promise<number> {
     }
     if (command.prepare) values = await command.prepare(values);
     const config = loadConfig();
+    where = { externalDatabase: !!config.databaseUrl };
     platform = await startPlatform(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), { modules: MODULES, seed: true });
     process.stdout.write(`${await command.run(platform, values)}\n`);
     return 0;
@@ -152,7 +155,7 @@ async function main(): Promise<number> {
       process.stderr.write(`${oneLine(e)}\n`);
       return 1;
     }
-    process.stderr.write(`${describeStartupError(e)}\n`);
+    process.stderr.write(`${describeStartupError(e, where)}\n`);
     return 1;
   } finally {
     await platform?.close().catch(() => undefined);

@@ -198,7 +198,8 @@ async function findRunningServer(dir: string): Promise<EmbeddedServer | null> {
   const found = readPostmasterPid(dir);
   if (!found || !processAlive(found.pid) || !isPostgres(found.pid)) return null;
   const info = readServerFile(dir);
-  const ownerAlive = !!info && info.pid === found.pid && info.owner !== process.pid && processAlive(info.owner);
+  // This very process counts as a live owner (a second platform in one process shares the server).
+  const ownerAlive = !!info && info.pid === found.pid && (info.owner === process.pid || processAlive(info.owner));
   let ok = false;
   for (const until = Date.now() + 10_000; !ok && Date.now() < until && processAlive(found.pid);) {
     ok = found.port > 0 && (await answers(found.port));

@@ -204,3 +204,15 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
   expect(out).not.toContain('typed-at-the-tty');
   expect(await verifyPassword((await storedUser('ttyuser')).password_hash, 'typed-at-the-tty')).toBe(true);
 });
+
+test('an unreachable database is one line naming DATABASE_URL, exit 1', () => {
+  const r = cli({ DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/nothing', DATA_DIR: dataDir, TENANTRY_PASSWORD: 'long-enough-pass' }, [
+    'createsuperuser',
+    '--username',
+    'nodb',
+    '--email',
+    'nodb@example.test',
+  ]);
+  expect(r.status).toBe(1);
+  expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/the database at DATABASE_URL does not answer/)]);
+});
