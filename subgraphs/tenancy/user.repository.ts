@@ -108,7 +108,8 @@ function createInTransaction(tx: Tx, data: NewUser): Promise<User> {
   return withUniqueSlug({
     base: userSlugBase(data.username),
     taken: async (base) => (await tx.user.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((u) => u.slug),
-    isSlugConflict: (e) => !isUsernameConflict(e) && !isEmailConflict(e) && JSON.stringify((e as { meta?: unknown })?.meta ?? String(e)).includes('slug'),
+    isSlugConflict: (e) =>
+      !isUsernameConflict(e) && !isEmailConflict(e) && JSON.stringify((e as { meta?: unknown })?.meta ?? String(e)).includes('slug'),
     insert: async (slug) => {
       await tx.$executeRawUnsafe('SAVEPOINT user_slug');
       try {
