@@ -9,6 +9,7 @@ import { ANONYMOUS, type RequestContext } from '../subgraphs/core/context.js';
 import { AppError, errors, isAppError } from '../subgraphs/core/errors.js';
 import { isDatabaseUnavailable } from '../subgraphs/core/db-errors.js';
 import type { Platform } from '../subgraphs/core/platform.js';
+import { abortScope, RequestDbScope, runInScope } from '../subgraphs/core/request-db.js';
 import { authenticate } from './auth/authenticate.js';
 import { registerExplorer } from './explorer.js';
 import { registerGraphql } from './graphql/server.js';
@@ -25,6 +26,7 @@ import { requestHost, resolveTenant } from './tenant.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    dbScope: RequestDbScope;
     ctx: RequestContext;
     startedAt: bigint;
     /**
@@ -87,6 +89,9 @@ function toAppError(err: unknown, request: FastifyRequest, bodyLimit: number): A
       return errors.parse('Malformed JSON in request body.');
   }
   if (e instanceof SyntaxError) return errors.parse('Malformed JSON in request body.');
+  // Work refused or cancelled because the request passed its deadline or lost its client,
+  // whatever layer (Prisma, a driver) wrapped the error on the way.
+  if (request.dbScope?.reason) return request.dbScope.error();
   // The database (or the connection to it) is down: the client may retry, nothing is wrong
   // with its request.
   if (isDatabaseUnavailable(err)) return errors.unavailable('The database is not available; try again shortly.');
@@ -127,6 +132,23 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
   registerJsonGuards(app, config.jsonMaxDepth);
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.decorateRequest('dbScope', null as unknown as RequestDbScope);
+
+  // The request's database work stops at its deadline or when its client goes away
+  // (subgraphs/core/request-db.ts). Streamed bodies (uploads) are not bound by the deadline:
+  // their time is the client's transfer, not database work.
+  app.addHook('onRequest', (request, reply, done) => {
+    const scope = new RequestDbScope(config.requestTimeoutMs);
+    request.dbScope = scope;
+    const streamed = /^(multipart\/|application\/octet-stream)/i.test(request.headers['content-type'] ?? '');
+    const timer = streamed ? null : setTimeout(() => void abortScope(scope, 'deadline', platform.databaseUrl), config.requestTimeoutMs);
+    timer?.unref();
+    reply.raw.once('close', () => {
+      if (timer) clearTimeout(timer);
+      if (!reply.raw.writableFinished) void abortScope(scope, 'disconnect', platform.databaseUrl);
+    });
+    done();
+  });
   app.decorateRequest('startedAt', 0n);
   app.decorateRequest('route', null as unknown as FastifyRequest['route']);
 
@@ -166,6 +188,10 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     request.ctx.principal = await authenticate(platform, request);
     await limiter.enforce(request, reply);
   });
+
+  // Handlers (and what they start) run in the request's scope; entered after the body is
+  // parsed, as stream events do not carry the request's async context.
+  app.addHook('preHandler', (request, reply, done) => runInScope(request.dbScope, done));
 
   // Sign-in routes: the auth limit reads the target username from the parsed body, and only
   // failed attempts spend it (gateway/rate-limit.ts).

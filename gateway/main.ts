@@ -2,8 +2,11 @@
 import { ConfigError, loadConfig } from '../subgraphs/core/config.js';
 import { createLogger } from '../subgraphs/core/logger.js';
 import { startPlatform } from '../subgraphs/core/platform.js';
+import { describeStartupError } from '../subgraphs/core/startup-errors.js';
 import { MODULES } from '../subgraphs/modules.js';
 import { buildApp } from './app.js';
+
+let where: Parameters<typeof describeStartupError>[1] = {};
 
 async function main(): Promise<void> {
   let config;
@@ -16,6 +19,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  where = { externalDatabase: !!config.databaseUrl, host: config.host, port: config.port };
   const log = createLogger(config.logLevel);
   const started = Date.now();
   const platform = await startPlatform(config, log, { modules: MODULES, seed: true });
@@ -41,7 +45,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+// One line naming the cause (and the variable), no stack trace; a configuration error exits 2.
 main().catch((e) => {
-  process.stderr.write(`Start failed: ${(e as Error).stack ?? e}\n`);
-  process.exit(1);
+  process.stderr.write(`${describeStartupError(e, where)}\n`);
+  process.exit(e instanceof ConfigError ? 2 : 1);
 });

@@ -8,6 +8,7 @@ import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDis
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { executeGraphql } from './core/graphql/http.js';
 import { ConfigError, loadConfig } from './core/config.js';
+import { describeStartupError } from './core/startup-errors.js';
 import type { RequestContext } from './core/context.js';
 import { AppError, errors } from './core/errors.js';
 import { createLogger } from './core/logger.js';
@@ -125,6 +126,8 @@ function parseArgs(argv: string[]): { name: string; port?: number } {
   return { name, port };
 }
 
+let where: Parameters<typeof describeStartupError>[1] = {};
+
 async function main(): Promise<void> {
   let args;
   let config;
@@ -139,6 +142,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel).child({ subgraph: args.name });
   const configured = config.subgraphUrls[args.name];
   const port = args.port ?? (configured ? Number(new URL(configured).port) || config.port : config.port);
+  where = { externalDatabase: !!config.databaseUrl, host: config.host, port };
   // Seeding (permissions, first superuser) is the gateway process's work; migrations run here too.
   const platform = await startPlatform(config, log, { modules: MODULES });
   const served = await startSubgraphServer(platform, args.name, { host: config.host, port });
@@ -158,7 +162,7 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((e) => {
-    process.stderr.write(`Start failed: ${(e as Error).stack ?? e}\n`);
-    process.exit(1);
+    process.stderr.write(`${describeStartupError(e, where)}\n`);
+    process.exit(e instanceof ConfigError ? 2 : 1);
   });
 }

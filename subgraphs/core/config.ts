@@ -49,6 +49,8 @@ export interface Config {
   jsonMaxDepth: number;
   /** How long a request waits for a database connection before 503 (DB_CONNECT_TIMEOUT_MS). */
   dbConnectTimeoutMs: number;
+  /** A request's database work is cancelled after this long (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
   // --- data module (relationships) ---
   /** Relationship hops for populate, related filters and related sorting (seed 3 Limits). */
   dataMaxPopulateDepth: number;
@@ -381,6 +383,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     // --- hardening (issue 10) ---
     jsonMaxDepth: int(env, 'JSON_MAX_DEPTH', 64, 2, 1000),
     dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
     // graphql (gateway/graphql/limits.ts, docs/graphql.md "Limits")
     graphqlLimits: {
       maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 100_000),

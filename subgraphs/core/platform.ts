@@ -10,6 +10,7 @@ import { AuthCaches } from './auth-cache.js';
 import type { Platform } from './context.js';
 import type { Config } from './config.js';
 import { createPool, createPrisma } from './db.js';
+import { trackRequestConnections } from './request-db.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
 import { GrantCache } from './grant-cache.js';
 import { Hooks } from './hooks.js';
@@ -97,9 +98,12 @@ export async function startPlatform(config: Readonly<Config>, log: Logger, opts:
     embedded = await startEmbeddedPostgres(dir, (line) => log.debug({ component: 'postgres' }, line.trim()));
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DB);
     databaseUrl = embedded.url(EMBEDDED_DB);
-    log.info({ port: embedded.port, dir }, 'embedded PostgreSQL started');
+    const how = { started: 'started', adopted: 'reused (left running by a stopped process)', shared: 'shared with a running process' };
+    log.info({ port: embedded.port, dir }, `embedded PostgreSQL ${how[embedded.origin]}`);
   }
   const pool = createPool(databaseUrl, 20, config.dbConnectTimeoutMs);
+  // A request's connections are cancelled when its client leaves or its deadline passes (request-db.ts).
+  trackRequestConnections(pool);
   // 57P01: the server is shutting down (our own stop, or embedded-postgres's exit hook).
   pool.on('error', (e) => {
     if ((e as { code?: string }).code === '57P01') log.debug({ err: e.message }, 'database connection closed by server shutdown');

@@ -4,6 +4,7 @@
 import { ConfigError, loadConfig } from '../core/config.js';
 import { createLogger } from '../core/logger.js';
 import { startPlatform } from '../core/platform.js';
+import { describeStartupError } from '../core/startup-errors.js';
 import { MODULES } from '../modules.js';
 import { startWorker } from './delivery/delivery.js';
 
@@ -37,6 +38,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(`Worker start failed: ${(e as Error).stack ?? e}\n`);
-  process.exit(1);
+  process.stderr.write(`Worker ${describeStartupError(e).replace(/^Start/, 'start')}\n`);
+  process.exit(e instanceof ConfigError ? 2 : 1);
 });

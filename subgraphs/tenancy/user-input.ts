@@ -69,10 +69,14 @@ export interface UserFields {
   isActive?: boolean;
 }
 
-/** Fields of POST (mode 'create'), PUT ('replace': identity fields required) or PATCH ('patch'). */
-export function parseUserFields(body: unknown, mode: 'create' | 'replace' | 'patch'): UserFields {
+/**
+ * Fields of POST (mode 'create'), PUT ('replace': identity fields required) or PATCH ('patch').
+ * `emailOptional`: a blank e-mail is allowed (the first superuser from ADMIN_* at start).
+ */
+export function parseUserFields(body: unknown, mode: 'create' | 'replace' | 'patch', opts: { emailOptional?: boolean } = {}): UserFields {
   const c = new Checker(asBody(body));
   const required = mode !== 'patch';
+  const emailRequired = required && !opts.emailOptional;
   const out: UserFields = {
     username: c.string('username', {
       required,
@@ -81,7 +85,7 @@ export function parseUserFields(body: unknown, mode: 'create' | 'replace' | 'pat
       pattern: USERNAME_PATTERN,
       patternMessage: 'Enter a valid username: letters, digits and @ . + - _ only.',
     }),
-    email: c.string('email', { required, max: 254, pattern: EMAIL_PATTERN, patternMessage: 'Enter a valid email address.' }),
+    email: c.string('email', { required: emailRequired, max: 254, pattern: EMAIL_PATTERN, patternMessage: 'Enter a valid email address.' }),
     password: c.string('password', { required: mode === 'create', min: 8, max: 128 }),
     firstName: c.string('first_name', { max: 150 }),
     lastName: c.string('last_name', { max: 150 }),
@@ -89,7 +93,7 @@ export function parseUserFields(body: unknown, mode: 'create' | 'replace' | 'pat
     isSuperuser: c.bool('is_superuser'),
     isActive: mode === 'create' ? undefined : c.bool('is_active'),
   };
-  if (out.email !== undefined && out.email === '' && required) c.add('email', 'This field may not be blank.');
+  if (out.email !== undefined && out.email === '' && emailRequired) c.add('email', 'This field may not be blank.');
   c.done();
   return out;
 }

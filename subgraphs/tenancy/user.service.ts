@@ -8,7 +8,8 @@
 import type { Logger } from 'pino';
 import type { RequestContext, UserPrincipal } from '../core/context.js';
 import type { Tx } from '../core/db.js';
-import { errors } from '../core/errors.js';
+import { ConfigError } from '../core/config.js';
+import { errors, isAppError } from '../core/errors.js';
 import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } from '../core/listing.js';
 import { slugOrUuid } from '../core/slug.js';
 import { audit } from './audit-log.js';
@@ -111,18 +112,23 @@ export interface SuperuserInput {
   email: string;
 }
 
-/** Creates a superuser. Used by the CLI and by the first start. */
-export async function createSuperuser(db: Tx, input: SuperuserInput): Promise<User> {
-  if (!input.username.trim()) throw errors.field('username', 'This field may not be blank.');
-  if (input.password.length < 8) throw errors.field('password', 'Use at least 8 characters.');
-  if (await userRepository.usernameTaken(db, input.username)) throw errors.conflict(`User "${input.username}" already exists.`);
-  return userRepository.create(db, {
-    username: input.username,
-    email: input.email,
-    passwordHash: await hashPassword(input.password),
-    isStaff: true,
-    isSuperuser: true,
-  });
+/**
+ * Creates a superuser. Used by the CLI and by the first start, with the rules of
+ * `POST /api/users/` (same parser, same messages); `emailOptional` lets ADMIN_EMAIL be unset.
+ */
+export async function createSuperuser(db: Tx, input: SuperuserInput, opts: { emailOptional?: boolean } = {}): Promise<User> {
+  const f = parseUserFields({ username: input.username, email: input.email, password: input.password }, 'create', opts);
+  if (await userRepository.usernameTaken(db, f.username!)) throw conflictUsername();
+  if (f.email && (await userRepository.findActiveByEmail(db, f.email))) throw conflictEmail();
+  return userRepository
+    .create(db, {
+      username: f.username!,
+      email: f.email ?? '',
+      passwordHash: await hashPassword(f.password!),
+      isStaff: true,
+      isSuperuser: true,
+    })
+    .catch(translateUnique);
 }
 
 /** At start: when no superuser exists and ADMIN_* are configured, create one. */
@@ -132,7 +138,14 @@ export async function ensureFirstSuperuser(db: Tx, admin: SuperuserInput | null,
     log.warn({ username: admin.username }, 'ADMIN_USERNAME names an existing user who is not a superuser; not changed');
     return;
   }
-  const user = await createSuperuser(db, admin);
+  const user = await createSuperuser(db, admin, { emailOptional: true }).catch((e: unknown) => {
+    // A value the user rules refuse stops the start naming its variable.
+    if (isAppError(e) && e.errors) {
+      const [field, messages] = Object.entries(e.errors)[0];
+      throw new ConfigError(`ADMIN_${field.toUpperCase()}`, messages.join(' '));
+    }
+    throw e;
+  });
   log.info({ username: user.username }, 'first superuser created');
 }
 

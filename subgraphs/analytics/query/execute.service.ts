@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import type { RequestContext } from '../../core/context.js';
 import { isAppError } from '../../core/errors.js';
 import { pageRequest, type ListInput, type ListResult } from '../../core/listing.js';
+import { outsideRequestScope } from '../../core/request-db.js';
 import { physicalTableNames } from '../../data/data.api.js';
 import { readConnectionSecret } from '../../secrets/secrets.api.js';
 import { analyticsErrors } from '../analytics-errors.js';
@@ -102,9 +103,10 @@ async function run(ctx: RequestContext, { row, app, site }: Awaited<ReturnType<t
     { execution_key: executionKey, query: row.slug, app: app.slug, engine, duration_ms: durationMs, rows: entry.rowCount, outcome },
     'analytics execution',
   );
-  await executionRepository
-    .insert(ctx.platform.pool, site.id, entry)
-    .catch((e: Error) => ctx.log.error({ err: e.message, execution_key: executionKey }, 'analytics execution log failed'));
+  // Written even when the request was stopped by its deadline (whose scope refuses connections).
+  await outsideRequestScope(() => executionRepository.insert(ctx.platform.pool, site.id, entry)).catch((e: Error) =>
+    ctx.log.error({ err: e.message, execution_key: executionKey }, 'analytics execution log failed'),
+  );
   if (failure) throw failure;
   return {
     status: 'success',

@@ -6,6 +6,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { errors, isAppError, type AppError } from '../errors.js';
 import { isDatabaseUnavailable } from '../db-errors.js';
+import { currentScope } from '../request-db.js';
 import type { SubgraphContext } from './context.js';
 
 /** Client mistakes detected by GraphQL itself, as the platform's REST codes. */
@@ -57,8 +58,11 @@ type Classified =
   { kind: 'platform'; code: string; status?: number; message: string; extra?: Record<string, unknown> } | { kind: 'internal' };
 
 function classify(formatted: GraphQLFormattedError, error: unknown): Classified {
+  const aborted = currentScope();
   const app =
-    findAppError(error) ?? (isDatabaseUnavailable(error) ? errors.unavailable('The database is not available; try again shortly.') : null);
+    findAppError(error) ??
+    (aborted?.reason ? aborted.error() : null) ??
+    (isDatabaseUnavailable(error) ? errors.unavailable('The database is not available; try again shortly.') : null);
   if (app) {
     const extra: Record<string, unknown> = {};
     if (app.errors) extra.errors = app.errors;
