@@ -5,6 +5,7 @@
 // and every STORAGE_CLEANUP_INTERVAL_MS, `startCleanupSchedule`) finishes. Content written for a
 // row that was never committed is swept by `sweepOrphans` once older than STORAGE_ORPHAN_GRACE_MS.
 import type { Platform } from '../core/context.js';
+import { outsideRequestScope } from '../core/request-db.js';
 import { providerFor } from './providers/registry.js';
 import { PROVIDERS, type ProviderName } from './providers/provider.js';
 import { storageRepository as repo } from './storage.repository.js';
@@ -12,10 +13,19 @@ import { storageRepository as repo } from './storage.repository.js';
 /** Work in flight, so that tests and shutdown can wait for it. */
 const inFlight = new Set<Promise<void>>();
 
-export async function runCleanup(
+/**
+ * Deletes one queued content and its queue entry. Runs outside the request's database scope
+ * (core/request-db.ts): the row change it finishes is committed, so neither the request's
+ * deadline nor its client going away may stop it (else the entry waits for the next pass).
+ */
+export function runCleanup(
   platform: Platform,
   item: { id: number; provider: ProviderName; key: string; isPrefix: boolean },
 ): Promise<void> {
+  return outsideRequestScope(() => cleanupNow(platform, item));
+}
+
+async function cleanupNow(platform: Platform, item: { id: number; provider: ProviderName; key: string; isPrefix: boolean }): Promise<void> {
   const provider = providerFor(platform, item.provider);
   if (!provider) return;
   try {
