@@ -145,7 +145,9 @@ export async function buildApp(platform: Platform, opts: AppOptions = {}): Promi
     timer?.unref();
     reply.raw.once('close', () => {
       if (timer) clearTimeout(timer);
-      if (!reply.raw.writableFinished) void abortScope(scope, 'disconnect', platform.databaseUrl);
+      // Ended by us (writableEnded) is a finished request, whether or not the bytes were flushed
+      // (light-my-request's response never reports writableFinished); else the client left early.
+      if (!reply.raw.writableEnded) void abortScope(scope, 'disconnect', platform.databaseUrl);
     });
     done();
   });
