@@ -32,6 +32,7 @@ export const tenancyModule: ModuleManifest = {
     'Query.sites': null,
     'Query.apps': 'view_site',
     'Query.apiKeys': 'manage_site',
+    'Query.siteConfig': 'view_site',
     'Query.users': null,
     'Query.user': null,
     'Query.groups': null,

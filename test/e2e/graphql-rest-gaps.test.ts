@@ -1,0 +1,253 @@
+// One graph, the rest of the REST reads (issue 11 item 3; docs/graphql.md "Shape of the graph"):
+// secret types and tags (Site.secretTypes, Site.secretType, Site.secretTags, Site.secretTag),
+// the site's configuration (Query.siteConfig) and a table's hierarchy (DataTable.hierarchy),
+// each compared with the REST answer of the same read, then refused for a caller without the
+// right (the REST code) and on a host that serves no site (tenant_required).
+import { startTestApp, type TestApp } from '../support/app.js';
+import { createTables } from '../support/datatables.js';
+import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
+import type { User } from '../../subgraphs/tenancy/user.repository.js';
+
+const HOST = 'gaps.graph.test';
+
+let t: TestApp;
+let owner: User, viewer: User, outsider: User;
+let ownerTok: string, viewerTok: string, outsiderTok: string;
+
+const gql = (query: string, token: string, host = HOST) => t.call('POST', '/graphql', { host, token, body: { query } });
+
+async function rest(path: string, token = ownerTok, host = HOST) {
+  const res = await t.call('GET', path, { host, token });
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  return res.body;
+}
+
+async function post(path: string, body: unknown, token = ownerTok, host = HOST) {
+  const res = await t.call('POST', path, { host, token, body });
+  if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  return res.body;
+}
+
+const codeOf = (res: { body: any }) => res.body.errors?.[0]?.extensions?.code;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  [owner, viewer, outsider] = await Promise.all([t.createUser(), t.createUser(), t.createUser()]);
+  [ownerTok, viewerTok, outsiderTok] = [owner, viewer, outsider].map((u) => t.tokenFor(u));
+  const org = await insertOrg(t.platform, 'gaps-org', owner.id);
+  const site = await insertSite(t.platform, org.id, 'gaps-site', HOST);
+  await insertOrg(t.platform, 'gaps-outsiders', outsider.id);
+  // The viewer sees the site and nothing more (no secrets or data rights).
+  await t.platform.pool.query(
+    `INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', '{view_site}')`,
+    [org.id, viewer.id],
+  );
+  await insertApp(t.platform, site.id, 'shop');
+  await post('/api/sites/gaps-site/domains/', { domain: 'www.gaps.graph.test' }, ownerTok, 'localhost');
+  await post('/api/secret-types/', {
+    name: 'Webhook',
+    slug: 'webhook',
+    description: 'A signing secret',
+    schema: { type: 'object', properties: { secret: { type: 'string' } } },
+  });
+  await post('/api/tags/', { name: 'Payments', description: 'Card provider', color: '#ff0000' });
+  await post('/api/tags/', { name: 'Mail' });
+  await createTables(t, { host: HOST, token: ownerTok, app: 'shop' }, [
+    {
+      name: 'categories',
+      schema: {
+        fields: [
+          { name: 'id', type: 'integer' },
+          { name: 'name', type: 'string' },
+          { name: 'parent', type: 'integer' },
+        ],
+        primaryKey: 'id',
+        foreignKeys: [{ fields: 'parent', reference: { resource: 'categories', fields: 'id' } }],
+        hierarchy: { parent_field: 'parent' },
+      },
+    },
+  ]);
+  for (const r of [
+    { id: 1, name: 'root', parent: null },
+    { id: 2, name: 'a', parent: 1 },
+    { id: 3, name: 'b', parent: 1 },
+    { id: 4, name: 'a1', parent: 2 },
+    { id: 5, name: 'other', parent: null },
+  ])
+    await post('/api/apps/shop/datatables/categories/data/', r);
+}, 120_000);
+afterAll(() => t?.close());
+
+const TYPE_FIELDS = 'slug name description type sensitivityLevel schema createdAt modifiedAt';
+const TAG_FIELDS = 'name slug description color createdAt modifiedAt';
+
+const typeOf = (r: any) => ({
+  slug: r.slug,
+  name: r.name,
+  description: r.description,
+  type: r.type,
+  sensitivityLevel: r.sensitivity_level,
+  schema: r.schema,
+  createdAt: r.created_at,
+  modifiedAt: r.modified_at,
+});
+const tagOf = (r: any) => ({
+  name: r.name,
+  slug: r.slug,
+  description: r.description,
+  color: r.color,
+  createdAt: r.created_at,
+  modifiedAt: r.modified_at,
+});
+
+describe('secret types and tags', () => {
+  test('Site.secretTypes / secretType / secretTags / secretTag answer what REST answers', async () => {
+    const res = await gql(
+      `{ site(slug: "gaps-site") {
+          secretTypes(pageSize: 100) { total page pageSize items { ${TYPE_FIELDS} } }
+          custom: secretTypes(type: "custom") { total items { slug } }
+          secretType(slug: "webhook") { ${TYPE_FIELDS} }
+          none: secretType(slug: "nope") { slug }
+          secretTags(pageSize: 100) { total items { ${TAG_FIELDS} } }
+          found: secretTags(search: "pay") { total items { slug } }
+          secretTag(slug: "payments") { ${TAG_FIELDS} }
+          noTag: secretTag(slug: "nope") { slug }
+      } }`,
+      ownerTok,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const s = res.body.data.site;
+
+    const types = await rest('/api/secret-types/?page_size=100');
+    expect(types.count).toBeGreaterThan(1);
+    expect(s.secretTypes).toEqual({ total: types.count, page: 1, pageSize: 100, items: types.items.map(typeOf) });
+    const custom = await rest('/api/secret-types/?type=custom');
+    expect(s.custom).toEqual({ total: custom.count, items: custom.items.map((i: any) => ({ slug: i.slug })) });
+    expect(s.custom.items).toEqual([{ slug: 'webhook' }]);
+    expect(s.secretType).toEqual(typeOf(await rest('/api/secret-types/webhook/')));
+    expect(s.none).toBeNull();
+
+    const tags = await rest('/api/tags/?page_size=100');
+    expect(tags.count).toBe(2);
+    expect(s.secretTags).toEqual({ total: tags.count, items: tags.items.map(tagOf) });
+    const found = await rest('/api/tags/?search=pay');
+    expect(s.found).toEqual({ total: found.count, items: found.items.map((i: any) => ({ slug: i.slug })) });
+    expect(s.secretTag).toEqual(tagOf(await rest('/api/tags/payments/')));
+    expect(s.noTag).toBeNull();
+  });
+
+  test('without secrets:read each field is refused as REST refuses it', async () => {
+    for (const path of ['/api/secret-types/', '/api/secret-types/webhook/', '/api/tags/', '/api/tags/payments/'])
+      expect((await t.call('GET', path, { host: HOST, token: viewerTok })).status).toBe(403);
+    for (const field of [
+      'secretTypes { total }',
+      'secretType(slug: "webhook") { slug }',
+      'secretTags { total }',
+      'secretTag(slug: "payments") { slug }',
+    ]) {
+      const res = await gql(`{ site(slug: "gaps-site") { id ${field} } }`, viewerTok);
+      expect(codeOf(res)).toBe('permission_denied');
+      expect(JSON.stringify(res.body.data ?? {})).not.toContain('webhook');
+    }
+  });
+
+  test('on a platform host the site-bound fields say tenant_required', async () => {
+    for (const field of [
+      'secretTypes { total }',
+      'secretType(slug: "webhook") { slug }',
+      'secretTags { total }',
+      'secretTag(slug: "mail") { slug }',
+    ]) {
+      const res = await gql(`{ site(slug: "gaps-site") { id ${field} } }`, ownerTok, 'localhost');
+      expect(codeOf(res)).toBe('tenant_required');
+    }
+  });
+});
+
+describe('site configuration', () => {
+  test('Query.siteConfig answers what GET /api/sites/config/ answers', async () => {
+    const res = await gql(
+      `{ siteConfig {
+          site { uuid slug name environment schemaName }
+          organization { uuid slug name }
+          siteSettings primaryDomain
+          domains { uuid slug domain isPrimary isActive }
+      } }`,
+      ownerTok,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const r = await rest('/api/sites/config/');
+    expect(r.domains.length).toBeGreaterThan(0);
+    expect(res.body.data.siteConfig).toEqual({
+      site: { uuid: r.site.uuid, slug: r.site.slug, name: r.site.name, environment: r.site.environment, schemaName: r.site.schema_name },
+      organization: r.organization,
+      siteSettings: r.site_settings,
+      primaryDomain: r.primary_domain,
+      domains: r.domains.map((d: any) => ({
+        uuid: d.uuid,
+        slug: d.slug,
+        domain: d.domain,
+        isPrimary: d.is_primary,
+        isActive: d.is_active,
+      })),
+    });
+    expect(res.body.data.siteConfig.site.slug).toBe('gaps-site');
+  });
+
+  test('refused without view_site, and on a platform host', async () => {
+    expect((await t.call('GET', '/api/sites/config/', { host: HOST, token: outsiderTok })).status).toBe(403);
+    const denied = await gql('{ siteConfig { site { uuid } } }', outsiderTok);
+    expect(codeOf(denied)).toBe('permission_denied');
+    expect(denied.body.data).toBeNull();
+    const anonymous = await t.call('POST', '/graphql', { host: HOST, body: { query: '{ siteConfig { site { uuid } } }' } });
+    expect(anonymous.body.data).toBeNull();
+    expect(codeOf(await gql('{ siteConfig { site { uuid } } }', ownerTok, 'localhost'))).toBe('tenant_required');
+  });
+});
+
+describe('hierarchy', () => {
+  const hierarchy = (args: string, token = ownerTok) =>
+    gql(`{ datatable(app: "shop", name: "categories") { name hierarchy(${args}) } }`, token);
+
+  test('DataTable.hierarchy answers the data of the REST list with format=tree|graph', async () => {
+    const cases: Array<[string, string]> = [
+      ['format: "tree"', 'format=tree'],
+      ['format: "tree", depth: 1', 'format=tree&depth=1'],
+      ['format: "graph"', 'format=graph'],
+      ['format: "graph", include: "ancestors", filter: {name: "a1"}', 'format=graph&include=ancestors&name=a1'],
+      ['format: "tree", filter: {id: 2}, page: 1, pageSize: 5', 'format=tree&id=2&page=1&page_size=5'],
+    ];
+    for (const [args, query] of cases) {
+      const res = await hierarchy(args);
+      expect(res.body.errors).toBeUndefined();
+      const r = await rest(`/api/apps/shop/datatables/categories/data/?${query}`);
+      expect(res.body.data.datatable.hierarchy).toEqual(r.data);
+    }
+    // The tree really nests: root → a → a1.
+    const tree = (await hierarchy('format: "tree"')).body.data.datatable.hierarchy;
+    const root = tree.find((n: any) => n.name === 'root');
+    expect(root.children.map((c: any) => c.name).sort()).toEqual(['a', 'b']);
+    expect(root.children.find((c: any) => c.name === 'a').children.map((c: any) => c.name)).toEqual(['a1']);
+  });
+
+  test('bad arguments answer the REST errors', async () => {
+    for (const args of [
+      'format: "tree", depth: 11',
+      'format: "graph", include: "x"',
+      'format: "cloud"',
+      'format: "tree", include: "ancestors"',
+    ]) {
+      const res = await hierarchy(args);
+      expect(codeOf(res)).toBe('invalid');
+    }
+  });
+
+  test('without data:read it is refused as REST refuses it', async () => {
+    const restRes = await t.call('GET', '/api/apps/shop/datatables/categories/data/?format=tree', { host: HOST, token: viewerTok });
+    expect(restRes.status).toBe(403);
+    // Through the entity field too (Query.datatable itself needs data:read, so the walk stops there).
+    const walk = await hierarchy('format: "tree"', viewerTok);
+    expect(codeOf(walk)).toBe('permission_denied');
+    expect(JSON.stringify(walk.body.data ?? {})).not.toContain('root');
+  });
+});
