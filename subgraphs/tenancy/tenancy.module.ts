@@ -39,6 +39,7 @@ export const tenancyModule: ModuleManifest = {
     'Query.group': 'view_organization',
     'Query.permissions': null,
     'Site.domains': 'view_site',
+    'Site.domain': 'view_site',
     'User.organizations': null,
     'Organization.sites': 'view_organization',
     'Site.apps': 'view_site',

@@ -1,10 +1,12 @@
 // One graph, the rest of the REST reads (issue 11 item 3; docs/graphql.md "Shape of the graph"):
 // secret types and tags (Site.secretTypes, Site.secretType, Site.secretTags, Site.secretTag),
-// the site's configuration (Query.siteConfig) and a table's hierarchy (DataTable.hierarchy),
+// the site's configuration (Query.siteConfig), a table's hierarchy (DataTable.hierarchy), one
+// domain (Site.domain), one bucket (App.bucket) and one object's metadata (Bucket.object),
 // each compared with the REST answer of the same read, then refused for a caller without the
 // right (the REST code) and on a host that serves no site (tenant_required).
 import { startTestApp, type TestApp } from '../support/app.js';
 import { createTables } from '../support/datatables.js';
+import { send } from '../support/storage.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
 import type { User } from '../../subgraphs/tenancy/user.repository.js';
 
@@ -75,6 +77,14 @@ beforeAll(async () => {
     { id: 5, name: 'other', parent: null },
   ])
     await post('/api/apps/shop/datatables/categories/data/', r);
+  await post('/api/apps/shop/storage/buckets/', { name: 'Media', slug: 'media' });
+  const put = await send(t, 'PUT', '/api/apps/shop/storage/buckets/media/objects/docs/hello.txt', {
+    host: HOST,
+    token: ownerTok,
+    headers: { 'content-type': 'text/plain' },
+    payload: 'hello',
+  });
+  if (put.status !== 201) throw new Error(`PUT object: ${put.status}`);
 }, 120_000);
 afterAll(() => t?.close());
 
@@ -249,5 +259,84 @@ describe('hierarchy', () => {
     const walk = await hierarchy('format: "tree"', viewerTok);
     expect(codeOf(walk)).toBe('permission_denied');
     expect(JSON.stringify(walk.body.data ?? {})).not.toContain('root');
+  });
+});
+
+describe('one domain, one bucket, one object', () => {
+  const ONE = `{ site(slug: "gaps-site") {
+      domain(slug: "www-gaps-graph-test") { id slug domain isPrimary isActive }
+      noDomain: domain(slug: "nope") { id }
+      apps(search: "shop") { items { slug
+        bucket(slug: "media") { id name slug description provider visibility fileSizeLimit allowedMimeTypes objectCount totalSize createdAt
+          object(key: "docs/hello.txt") { id uuid filename filePath size mimetype metadata visibility url createdAt updatedAt }
+          none: object(key: "docs/nope.txt") { id }
+        }
+        noBucket: bucket(slug: "nope") { id }
+      } }
+  } }`;
+
+  test('Site.domain, App.bucket and Bucket.object answer what REST answers', async () => {
+    const res = await gql(ONE, ownerTok);
+    expect(res.body.errors).toBeUndefined();
+    const s = res.body.data.site;
+    const domains = await rest('/api/sites/gaps-site/domains/', ownerTok, 'localhost');
+    const www = domains.results.find((d: any) => d.domain === 'www.gaps.graph.test');
+    expect(www.slug).toBe('www-gaps-graph-test');
+    const d = await rest(`/api/sites/gaps-site/domains/${www.slug}/`, ownerTok, 'localhost');
+    expect(s.domain).toEqual({ id: d.uuid, slug: d.slug, domain: d.domain, isPrimary: d.is_primary, isActive: d.is_active });
+    expect(s.noDomain).toBeNull();
+
+    const app = s.apps.items[0];
+    const b = (await rest('/api/apps/shop/storage/buckets/media/')).data;
+    expect(app.bucket).toMatchObject({
+      id: String(b.id),
+      name: b.name,
+      slug: b.slug,
+      description: b.description,
+      provider: b.provider,
+      visibility: b.visibility,
+      fileSizeLimit: b.file_size_limit,
+      allowedMimeTypes: b.allowed_mime_types,
+      objectCount: 1,
+      totalSize: 5,
+      createdAt: new Date(b.created_at).toISOString(),
+    });
+    expect([b.object_count, b.total_size]).toEqual([1, 5]);
+    const o = (await rest('/api/apps/shop/storage/buckets/media/objects/docs/hello.txt?metadata=true')).data;
+    expect(app.bucket.object).toEqual({
+      id: String(o.id),
+      uuid: o.uuid,
+      filename: o.filename,
+      filePath: o.file_path,
+      size: o.size,
+      mimetype: o.mimetype,
+      metadata: o.metadata,
+      visibility: o.visibility,
+      url: o.file_url,
+      createdAt: new Date(o.created_at).toISOString(),
+      updatedAt: new Date(o.updated_at).toISOString(),
+    });
+    expect(app.bucket.none).toBeNull();
+    expect(app.noBucket).toBeNull();
+  });
+
+  test('refused as REST refuses: the domain to a non-member, the bucket and object without storage:read', async () => {
+    expect(
+      (await t.call('GET', '/api/sites/gaps-site/domains/www-gaps-graph-test/', { host: 'localhost', token: outsiderTok })).status,
+    ).toBe(404);
+    // The outsider cannot see the site at all: Query.site is null, so ask through the site's id.
+    const outsider = await gql('{ site(slug: "gaps-site") { domain(slug: "www-gaps-graph-test") { id } } }', outsiderTok, 'localhost');
+    expect(JSON.stringify(outsider.body)).not.toContain('www-gaps');
+
+    const restBucket = await t.call('GET', '/api/apps/shop/storage/buckets/media/', { host: HOST, token: viewerTok });
+    expect(restBucket.status).toBe(403);
+    const bucket = await gql('{ app(slug: "shop") { bucket(slug: "media") { id } } }', viewerTok);
+    expect(codeOf(bucket)).toBe('permission_denied');
+    expect(bucket.body.data.app.bucket).toBeNull();
+    const restObject = await t.call('GET', '/api/apps/shop/storage/buckets/media/objects/docs/hello.txt?metadata=true', {
+      host: HOST,
+      token: viewerTok,
+    });
+    expect(restObject.status).toBe(403);
   });
 });
