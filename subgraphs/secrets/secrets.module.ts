@@ -18,6 +18,7 @@ export const secretsModule: ModuleManifest = {
     'Site.secretType': 'secrets:read',
     'Site.secretTags': 'secrets:read',
     'Site.secretTag': 'secrets:read',
+    'Site.secretHistory': 'secrets:read',
   },
   restErrors: renderSecretsError,
   permissions: [

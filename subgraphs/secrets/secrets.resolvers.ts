@@ -5,7 +5,8 @@ import type { RequestContext } from '../core/context.js';
 import { AppError, errors } from '../core/errors.js';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { toConnection, type PageArgs } from '../core/graphql/context.js';
-import { listSecrets, type SecretSummary } from './secret-list.service.js';
+import { listSecrets, secretHistory, type SecretSummary } from './secret-list.service.js';
+import { HISTORY_MAX_LIMIT, type HistoryEntry } from './history.service.js';
 import type { SecretTypeRow } from './secret-type.repository.js';
 import { getSecretType, listSecretTypes } from './secret-type.service.js';
 import { getTag, listTags, type TagRow } from './tag.service.js';
@@ -47,6 +48,33 @@ const tagOut = (t: TagRow) => ({
   modifiedAt: t.modified_at,
 });
 
+const historyOut = (e: HistoryEntry) => ({
+  action: e.action,
+  user: e.username,
+  at: e.at,
+  key: e.key,
+  app: e.app,
+  secretType: e.secretType,
+  changes: e.changes,
+});
+
+interface HistoryArgs {
+  key: string;
+  app?: string | null;
+  page?: number | null;
+  pageSize?: number | null;
+}
+
+/** `page`/`pageSize` as the history window's `offset`/`limit` (the service bounds the limit). */
+function historyWindow(args: HistoryArgs) {
+  const page = args.page ?? 1;
+  if (!Number.isInteger(page) || page < 1 || page > 1_000_000) throw errors.field('page', 'A whole number from 1 to 1000000.');
+  const limit = args.pageSize ?? 10;
+  if (!Number.isInteger(limit) || limit < 1) throw errors.field('pageSize', 'A whole number of at least 1.');
+  const pageSize = Math.min(limit, HISTORY_MAX_LIMIT);
+  return { app: args.app ?? undefined, limit: pageSize, offset: (page - 1) * pageSize, page };
+}
+
 type TypeListArgs = PageArgs & { type?: string | null; sensitivityLevel?: string | null };
 
 export const secretsResolvers: ResolverMap = {
@@ -67,6 +95,12 @@ export const secretsResolvers: ResolverMap = {
     secretTags: async (site: SiteParent, args: PageArgs, { ctx }) => {
       onSiteHost(ctx, site);
       return toConnection(await listTags(ctx, args), tagOut);
+    },
+    secretHistory: async (site: SiteParent, args: HistoryArgs, { ctx }) => {
+      onSiteHost(ctx, site);
+      const w = historyWindow(args);
+      const h = await secretHistory(ctx, args.key, w);
+      return { items: h.entries.map(historyOut), total: h.total, page: w.page, pageSize: h.limit };
     },
     secretTag: async (site: SiteParent, args: { slug: string }, { ctx }) => {
       onSiteHost(ctx, site);

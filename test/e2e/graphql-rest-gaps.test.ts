@@ -1,5 +1,5 @@
 // One graph, the rest of the REST reads (issue 11 item 3; docs/graphql.md "Shape of the graph"):
-// secret types and tags (Site.secretTypes, Site.secretType, Site.secretTags, Site.secretTag),
+// secret types, tags and history (Site.secretTypes, secretType, secretTags, secretTag, secretHistory),
 // the site's configuration (Query.siteConfig), a table's hierarchy (DataTable.hierarchy), one
 // domain (Site.domain), one bucket (App.bucket) and one object's metadata (Bucket.object),
 // each compared with the REST answer of the same read, then refused for a caller without the
@@ -54,6 +54,13 @@ beforeAll(async () => {
   });
   await post('/api/tags/', { name: 'Payments', description: 'Card provider', color: '#ff0000' });
   await post('/api/tags/', { name: 'Mail' });
+  await post('/api/secrets/', { secret_type: 'json', key: 'hook', value: { v: 'never-in-graphql' }, tags: ['payments'] });
+  const replaced = await t.call('PUT', '/api/secrets/hook/', {
+    host: HOST,
+    token: ownerTok,
+    body: { secret_type: 'json', value: { v: 'never-in-graphql-2' }, tags: ['mail'] },
+  });
+  if (replaced.status !== 200) throw new Error(`PUT secret: ${replaced.status} ${replaced.text}`);
   await createTables(t, { host: HOST, token: ownerTok, app: 'shop' }, [
     {
       name: 'categories',
@@ -146,14 +153,56 @@ describe('secret types and tags', () => {
     expect(s.noTag).toBeNull();
   });
 
+  test('Site.secretHistory answers the REST history of the key, page by page, never values', async () => {
+    const res = await gql(
+      `{ site(slug: "gaps-site") {
+          all: secretHistory(key: "hook") { total page pageSize items { action user at key app secretType changes } }
+          second: secretHistory(key: "hook", page: 2, pageSize: 1) { total page pageSize items { action } }
+      } }`,
+      ownerTok,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const r = await rest('/api/secrets/hook/history/');
+    const s = res.body.data.site;
+    expect(r.total_count).toBe(2);
+    expect(s.all).toEqual({
+      total: 2,
+      page: 1,
+      pageSize: 10,
+      items: r.results.map((e: any) => ({
+        action: e.action,
+        user: e.user,
+        at: e.timestamp,
+        key: e.key,
+        app: e.app,
+        secretType: e.secret_type,
+        changes: e.changes,
+      })),
+    });
+    const second = await rest('/api/secrets/hook/history/?limit=1&offset=1');
+    expect(s.second).toEqual({ total: 2, page: 2, pageSize: 1, items: [{ action: second.results[0].action }] });
+    expect(JSON.stringify(res.body)).not.toContain('never-in-graphql');
+    const missing = await gql('{ site(slug: "gaps-site") { secretHistory(key: "nope") { total } } }', ownerTok);
+    expect(codeOf(missing)).toBe('not_found');
+    const bad = await gql('{ site(slug: "gaps-site") { secretHistory(key: "hook", page: 0) { total } } }', ownerTok);
+    expect(codeOf(bad)).toBe('invalid');
+  });
+
   test('without secrets:read each field is refused as REST refuses it', async () => {
-    for (const path of ['/api/secret-types/', '/api/secret-types/webhook/', '/api/tags/', '/api/tags/payments/'])
+    for (const path of [
+      '/api/secret-types/',
+      '/api/secret-types/webhook/',
+      '/api/tags/',
+      '/api/tags/payments/',
+      '/api/secrets/hook/history/',
+    ])
       expect((await t.call('GET', path, { host: HOST, token: viewerTok })).status).toBe(403);
     for (const field of [
       'secretTypes { total }',
       'secretType(slug: "webhook") { slug }',
       'secretTags { total }',
       'secretTag(slug: "payments") { slug }',
+      'secretHistory(key: "hook") { total }',
     ]) {
       const res = await gql(`{ site(slug: "gaps-site") { id ${field} } }`, viewerTok);
       expect(codeOf(res)).toBe('permission_denied');
