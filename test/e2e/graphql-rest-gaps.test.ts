@@ -92,6 +92,20 @@ beforeAll(async () => {
     payload: 'hello',
   });
   if (put.status !== 201) throw new Error(`PUT object: ${put.status}`);
+  // A public bucket the viewer may read, with one object made private.
+  await post('/api/apps/shop/storage/buckets/', { name: 'Open', slug: 'open', visibility: 'public' });
+  const hidden = await send(t, 'PUT', '/api/apps/shop/storage/buckets/open/objects/hidden.txt', {
+    host: HOST,
+    token: ownerTok,
+    headers: { 'content-type': 'text/plain' },
+    payload: 'hidden',
+  });
+  const patched = await t.call('PATCH', `/api/apps/shop/storage/buckets/open/objects/${hidden.body.data.uuid}/`, {
+    host: HOST,
+    token: ownerTok,
+    body: { visibility: 'private' },
+  });
+  if (patched.status !== 200) throw new Error(`PATCH object: ${patched.status} ${patched.text}`);
 }, 120_000);
 afterAll(() => t?.close());
 
@@ -387,5 +401,16 @@ describe('one domain, one bucket, one object', () => {
       token: viewerTok,
     });
     expect(restObject.status).toBe(403);
+    // Bucket.object itself: the viewer reads the public bucket, not its private object.
+    const restHidden = await t.call('GET', '/api/apps/shop/storage/buckets/open/objects/hidden.txt?metadata=true', {
+      host: HOST,
+      token: viewerTok,
+    });
+    expect(restHidden.status).toBe(403);
+    const open = await gql('{ app(slug: "shop") { bucket(slug: "open") { slug object(key: "hidden.txt") { uuid } } } }', viewerTok);
+    expect(open.body.data.app.bucket).toEqual({ slug: 'open', object: null });
+    expect(codeOf(open)).toBe('permission_denied');
+    const mine = await gql('{ app(slug: "shop") { bucket(slug: "open") { object(key: "hidden.txt") { filePath } } } }', ownerTok);
+    expect(mine.body.data.app.bucket.object).toEqual({ filePath: 'hidden.txt' });
   });
 });
