@@ -21,6 +21,7 @@ export const dataModule: ModuleManifest = {
     'Query.datatable': 'data:read',
     'App.tables': 'data:read',
     'DataTable.records': 'data:read',
+    'DataTable.hierarchy': 'data:read',
     'Mutation.createRecord': 'data:write',
     'Mutation.createRecords': 'data:write',
     'Mutation.upsertRecord': 'data:write',

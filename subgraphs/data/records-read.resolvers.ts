@@ -7,6 +7,7 @@ import { toGraphRecord } from './query/graph-record.js';
 import { deletedModeOf, type DeletedFlags } from './query/list-params.js';
 import type { RecordListInput } from './query/record-list-input.js';
 import { findRecord, listRecords } from './query/record-read.service.js';
+import { hierarchyRecords } from './query/hierarchy.js';
 
 interface RecordsArgs extends DeletedFlags {
   app: string;
@@ -42,6 +43,15 @@ async function recordsConnection(ctx: RequestContext, args: RecordsArgs) {
   };
 }
 
+interface HierarchyArgs extends DeletedFlags {
+  format: string;
+  include?: string | null;
+  depth?: number | null;
+  filter?: unknown;
+  page?: number | null;
+  pageSize?: number | null;
+}
+
 /** A DataTable as the data resolvers answer it: with the app (slug or UUID) it was read through. */
 export interface TableParent {
   app: string;
@@ -52,6 +62,18 @@ export const recordReadResolvers: ResolverMap = {
   DataTable: {
     records: (t: TableParent, args: Omit<RecordsArgs, 'app' | 'table'>, { ctx }) =>
       recordsConnection(ctx, { ...args, app: t.app, table: t.name }),
+    hierarchy: async (t: TableParent, args: HierarchyArgs, { ctx }) => {
+      const answer = await hierarchyRecords(ctx, t.app, t.name, {
+        format: args.format,
+        include: args.include,
+        depth: args.depth,
+        where: args.filter ?? undefined,
+        page: args.page,
+        pageSize: args.pageSize,
+        deleted: deletedModeOf(args),
+      });
+      return answer.data;
+    },
   },
   Query: {
     records: (_: unknown, args: RecordsArgs, { ctx }) => recordsConnection(ctx, args),

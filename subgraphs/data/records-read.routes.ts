@@ -3,7 +3,7 @@
 // resolvers build from their arguments, and render the REST envelope of the result.
 import type { RouteSpec } from '../core/rest.js';
 import { aggregateFromQuery, aggregateRecords, isAggregateQuery } from './query/aggregate.js';
-import { hierarchyRecords, isHierarchyQuery } from './query/hierarchy.js';
+import { hierarchyFromQuery, hierarchyRecords, isHierarchyQuery } from './query/hierarchy.js';
 import { recordListFromQuery, recordReadFromQuery } from './query/record-list-input.js';
 import { getRecord, listRecords, type RecordList } from './query/record-read.service.js';
 
@@ -31,7 +31,7 @@ export const recordReadRoutes: RouteSpec[] = [
       isAggregateQuery(i.query)
         ? aggregateRecords(ctx, i.params.app, i.params.name, aggregateFromQuery(i.query))
         : isHierarchyQuery(i.query)
-          ? hierarchyRecords(ctx, i.params.app, i.params.name, i.query)
+          ? hierarchyRecords(ctx, i.params.app, i.params.name, hierarchyFromQuery(i.query))
           : listRecords(ctx, i.params.app, i.params.name, recordListFromQuery(i.query)).then(listEnvelope),
   ),
   route('/apps/:app/datatables/:name/data/:id/', 'One record by its key', async (ctx, i) => ({

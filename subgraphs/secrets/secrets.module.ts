@@ -12,7 +12,14 @@ export const secretsModule: ModuleManifest = {
   name: 'secrets',
   resolvers: [secretsResolvers],
   routes: [...secretTypesRoutes, ...tagsRoutes, ...secretsRoutes],
-  fieldPermissions: { 'Site.secrets': 'secrets:read' },
+  fieldPermissions: {
+    'Site.secrets': 'secrets:read',
+    'Site.secretTypes': 'secrets:read',
+    'Site.secretType': 'secrets:read',
+    'Site.secretTags': 'secrets:read',
+    'Site.secretTag': 'secrets:read',
+    'Site.secretHistory': 'secrets:read',
+  },
   restErrors: renderSecretsError,
   permissions: [
     { codename: 'secrets:read', name: 'Can read secrets', resource: 'secrets', scope: 'site' },

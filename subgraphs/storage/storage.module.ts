@@ -14,6 +14,8 @@ export const storageModule: ModuleManifest = {
   fieldPermissions: {
     'App.buckets': 'storage:read',
     'Bucket.objects': 'storage:read',
+    'App.bucket': 'storage:read',
+    'Bucket.object': 'storage:read',
     'Mutation.createBucket': 'storage:create',
     'Mutation.updateBucket': 'storage:update',
     'Mutation.deleteBucket': 'storage:delete',

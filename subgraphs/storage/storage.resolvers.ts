@@ -5,11 +5,12 @@ import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver, SafeIntResolver } from 'graphql-scalars';
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-minimal';
 import type { RequestContext } from '../core/context.js';
+import { AppError } from '../core/errors.js';
 import { toConnection, type PageArgs } from '../core/graphql/context.js';
 import type { Query } from '../core/listing.js';
-import { createBucket, deleteBucket, listBuckets, toBucketView, updateBucket, type BucketView } from './bucket.service.js';
+import { createBucket, deleteBucket, getBucket, listBuckets, toBucketView, updateBucket, type BucketView } from './bucket.service.js';
 import { listObjects } from './list.service.js';
-import { copyObject, deleteObjectView, moveObject, patchObject, toObjectView, type ObjectView } from './object.service.js';
+import { copyObject, deleteObjectView, moveObject, patchObject, readTarget, toObjectView, type ObjectView } from './object.service.js';
 import type { BucketRow } from './storage.repository.js';
 import { storageErrors } from './storage-errors.js';
 import { uploadFile } from './upload.service.js';
@@ -55,6 +56,13 @@ function filterQuery(filter: unknown): Query {
 
 type Ctx = { ctx: RequestContext };
 
+/** A read by reference as a nullable field: `not_found` answers null, every other refusal stays. */
+const notFoundAsNull = <T>(p: Promise<T>): Promise<T | null> =>
+  p.catch((e: unknown) => {
+    if (e instanceof AppError && e.code === 'not_found') return null;
+    throw e;
+  });
+
 export const storageResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   SafeInt: SafeIntResolver,
@@ -65,8 +73,14 @@ export const storageResolvers: ResolverMap = {
       listBuckets(ctx, app.id, { page: args.page, pageSize: args.pageSize }).then((r) =>
         toConnection(r, (b: BucketRow) => bucketOut(app.id, b)),
       ),
+    bucket: (app: { id: string }, args: { slug: string }, { ctx }: Ctx) =>
+      notFoundAsNull(getBucket(ctx, app.id, args.slug).then((b) => bucketOut(app.id, b))),
   },
   Bucket: {
+    object: (bucket: BucketParent, args: { key: string }, { ctx }: Ctx) =>
+      notFoundAsNull(
+        readTarget(ctx, bucket.appRef, bucket.slug, args.key).then(({ t, object }) => objectOut(toObjectView(ctx, t, object))),
+      ),
     objects: async (bucket: BucketParent, args: PageArgs & { filter?: unknown; ordering?: string | null }, { ctx }: Ctx) => {
       const input = { page: args.page, pageSize: args.pageSize, ordering: args.ordering };
       const r = await listObjects(ctx, bucket.appRef, bucket.slug, input, filterQuery(args.filter), true);

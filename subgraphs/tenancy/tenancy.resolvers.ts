@@ -4,6 +4,8 @@ import type { ResolverMap } from '../core/graphql/resolvers.js';
 import DataLoader from 'dataloader';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { RequestContext } from '../core/context.js';
+import { AppError } from '../core/errors.js';
+import { getDomain } from './domain.service.js';
 import { perRequest, toConnection, type PageArgs, type SubgraphContext } from '../core/graphql/context.js';
 import { findApps, getApp, type AppRow } from './app.service.js';
 import { getOrganization, listOrganizations, type OrganizationView } from './organization.service.js';
@@ -77,6 +79,13 @@ const orNull =
   (r: R | null) =>
     r ? map(r) : null;
 
+/** A read by reference as a nullable field: `not_found` answers null, every other refusal stays. */
+const notFoundAsNull = <T>(p: Promise<T>): Promise<T | null> =>
+  p.catch((e: unknown) => {
+    if (e instanceof AppError && e.code === 'not_found') return null;
+    throw e;
+  });
+
 export const tenancyResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
@@ -98,6 +107,7 @@ export const tenancyResolvers: ResolverMap = {
     // Null when the caller sees the site through a grant on it but cannot view its organization.
     organization: (site: SiteRow, _a, c) => loaders(c).organizations.load(site.organizationUuid).then(orNull(orgFromRow)),
     domains: (site: Ref, args: PageArgs, { ctx }) => listSiteDomains(ctx, site.id, args).then((r) => toConnection(r, domainFromRow)),
+    domain: (site: Ref, args: { slug: string }, { ctx }) => notFoundAsNull(getDomain(ctx, site.id, args.slug).then(domainFromRow)),
   },
   Domain: {
     __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).domains.load(ref.id).then(orNull(domainFromRow)),

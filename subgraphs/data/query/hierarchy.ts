@@ -13,9 +13,11 @@ import { fieldOf } from '../model/table-model.js';
 import { ident, Params, qualified, RECORD_TYPES } from '../sql.js';
 import { loadTable } from '../table/table-access.js';
 import { buildWhere } from './filter.js';
-import { parseDeleted, parsePaging } from './list-params.js';
+import type { DeletedMode } from './filter-model.js';
+import { deletedFlagsFromQuery, deletedModeOf, pagingFromQuery, pagingOf, type PagingInput } from './list-params.js';
 import { translateReadError } from './read-errors.js';
-import { requestFilter } from './record-read.service.js';
+import { filterInputFromQuery, type RecordFilterInput } from './record-list-input.js';
+import { inputFilter } from './record-read.service.js';
 
 export const MAX_HIERARCHY_DEPTH = 10;
 const FORMATS = ['flat', 'tree', 'graph'];
@@ -25,37 +27,64 @@ export const isHierarchyQuery = (query: Query): boolean => {
   return (f !== undefined && f !== 'flat') || query.include !== undefined || query.depth !== undefined;
 };
 
+/**
+ * A hierarchy read as both transports hand it to hierarchyRecords: the REST adapter parses the
+ * query string once (hierarchyFromQuery), `DataTable.hierarchy` maps its arguments.
+ */
+export interface HierarchyInput extends RecordFilterInput, PagingInput {
+  format?: string | null;
+  include?: string | null;
+  /** A whole number from 0 to MAX_HIERARCHY_DEPTH (REST gives it as text). */
+  depth?: string | number | null;
+  deleted?: DeletedMode;
+  /** The first list parameter given that does not combine with a hierarchy (`populate`, `_aggregate`, `search`). */
+  conflicting?: string;
+}
+
+/** A REST hierarchy query (`format`, `include`, `depth`, filters, paging) as the typed input. */
+export function hierarchyFromQuery(query: Query): HierarchyInput {
+  return {
+    ...filterInputFromQuery(query),
+    ...pagingFromQuery(query),
+    format: param(query, 'format'),
+    include: param(query, 'include'),
+    depth: param(query, 'depth'),
+    deleted: deletedModeOf(deletedFlagsFromQuery(query)),
+    conflicting: ['populate', '_aggregate', 'search'].find((p) => query[p] !== undefined),
+  };
+}
+
+function depthOf(raw: string | number | null | undefined): number {
+  if (raw === undefined || raw === null || raw === '') return MAX_HIERARCHY_DEPTH;
+  const ok = typeof raw === 'number' ? Number.isInteger(raw) && raw >= 0 : /^\d{1,2}$/.test(raw);
+  if (!ok || Number(raw) > MAX_HIERARCHY_DEPTH) throw dataErrors.invalidParam('depth', `A whole number from 0 to ${MAX_HIERARCHY_DEPTH}.`);
+  return Number(raw);
+}
+
 export async function hierarchyRecords(
   ctx: RequestContext,
   appRef: string,
   tableName: string,
-  query: Query,
+  input: HierarchyInput,
 ): Promise<Record<string, unknown>> {
   const { table } = await loadTable(ctx, appRef, tableName, 'data:read');
-  const format = param(query, 'format') ?? 'flat';
+  const format = input.format ?? 'flat';
   if (!FORMATS.includes(format)) throw dataErrors.invalidParam('format', `One of: ${FORMATS.join(', ')}.`);
   if (format === 'flat')
-    throw dataErrors.invalidParam(query.include !== undefined ? 'include' : 'depth', 'Applies to format=tree or format=graph.');
+    throw dataErrors.invalidParam(input.include != null ? 'include' : 'depth', 'Applies to format=tree or format=graph.');
   const h = table.model.hierarchy;
   if (!h) throw dataErrors.invalidParam('format', `Table "${table.name}" has no hierarchy (schema key hierarchy: {parent_field}).`);
-  for (const p of ['populate', '_aggregate', 'search'])
-    if (query[p] !== undefined) throw dataErrors.invalidParam(p, `"${p}" does not combine with format=${format}.`);
-  const include = param(query, 'include') ?? 'descendants';
+  if (input.conflicting) throw dataErrors.invalidParam(input.conflicting, `"${input.conflicting}" does not combine with format=${format}.`);
+  const include = input.include ?? 'descendants';
   if (include !== 'descendants' && include !== 'ancestors') throw dataErrors.invalidParam('include', 'One of: descendants, ancestors.');
   if (format === 'tree' && include !== 'descendants') throw dataErrors.invalidParam('include', 'format=tree nests descendants only.');
-  const rawDepth = param(query, 'depth');
-  let depth = MAX_HIERARCHY_DEPTH;
-  if (rawDepth !== undefined && rawDepth !== '') {
-    if (!/^\d{1,2}$/.test(rawDepth) || Number(rawDepth) > MAX_HIERARCHY_DEPTH)
-      throw dataErrors.invalidParam('depth', `A whole number from 0 to ${MAX_HIERARCHY_DEPTH}.`);
-    depth = Number(rawDepth);
-  }
+  const depth = depthOf(input.depth);
   const parent = fieldOf(table.model, h.parentField)!;
   const fk = table.model.foreignKeys.find((k) => k.fields[0] === h.parentField)!;
   const key = fieldOf(table.model, fk.reference.fields[0])!;
-  const filter = requestFilter(table, query);
-  const deleted = parseDeleted(query);
-  const paging = parsePaging(query);
+  const filter = inputFilter(table, input);
+  const deleted = input.deleted ?? 'exclude';
+  const paging = pagingOf(input);
 
   const params = new Params();
   const cols = table.model.fields.map((f) => ident(f.name));

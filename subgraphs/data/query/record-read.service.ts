@@ -44,7 +44,7 @@ export function inputFilter(
   return parseFilters(table, [...entries, ...whereEntries(input.where)], rels);
 }
 
-/** The filters of a REST query (aggregate and hierarchy reads, which still take the query). */
+/** The filters of a REST query (aggregate reads, which still take the query). */
 export function requestFilter(table: DataTable, query: Query, rels?: RelationContext): FilterNode {
   return inputFilter(table, filterInputFromQuery(query), rels);
 }

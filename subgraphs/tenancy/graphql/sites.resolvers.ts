@@ -10,6 +10,7 @@ import { createApp, deleteApp, listApps, updateApp, type AppRow } from '../app.s
 import { createDomain, deleteDomain, updateDomain } from '../domain.service.js';
 import {
   createSite,
+  getSiteConfig,
   deleteSite,
   listSites,
   listSitesOfOrganizations,
@@ -55,6 +56,16 @@ export const siteAdminResolvers: ResolverMap = {
     sites: (_p, args: PageArgs, { ctx }) => listSites(ctx, args).then((r) => toConnection(r, siteOut)),
     apps: (_p, args: PageArgs, { ctx }) => listApps(ctx, args).then((r) => toConnection(r, appOut)),
     apiKeys: (_p, args: PageArgs & { app: string }, { ctx }) => listApiKeys(ctx, args.app, args).then((r) => toConnection(r, keyOut)),
+    siteConfig: async (_p, _a, { ctx }) => {
+      const c = await getSiteConfig(ctx);
+      return {
+        site: { ...c.site, schemaName: c.site.schema_name },
+        organization: c.organization,
+        siteSettings: c.site_settings,
+        primaryDomain: c.primary_domain,
+        domains: c.domains.map((d) => ({ uuid: d.uuid, slug: d.slug, domain: d.domain, isPrimary: d.is_primary, isActive: d.is_active })),
+      };
+    },
   },
   // Entity lists (DECISIONS §11): the same list services as the Query fields and REST routes,
   // scoped to the parent; the service checks the parent is visible and the caller's right.

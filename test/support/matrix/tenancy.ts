@@ -173,6 +173,7 @@ export const tenancyFixture: ModuleFixture = {
     'Query.app': async (w) => gqlSite(w, `{ app(slug: "${w.app.slug}") { id } }`),
     'Query.apps': async (w) => gqlSite(w, '{ apps { total } }'),
     'Query.apiKeys': async (w) => gqlSite(w, `{ apiKeys(app: "${w.app.slug}") { total } }`, SITE_ADMIN),
+    'Query.siteConfig': async (w) => gqlSite(w, '{ siteConfig { site { uuid } } }'),
     'Query.group': async (w) => gqlConsole(`{ group(id: "${w.state.group}") { id } }`, { denied: 404 }),
     'Mutation.updateOrganization': async (w) =>
       gqlConsole(`mutation { updateOrganization(slug: "${w.org.slug}", input: {name: "Matrix organization"}) { id } }`),
