@@ -4,40 +4,40 @@ import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import { isAppError } from '../core/errors.js';
 import { toConnection, type PageArgs } from '../core/graphql/context.js';
-import { executeQuery, listExecutions, type ExecutionView } from './query/execute.service.js';
+import { executeQuery, listExecutions, type Execution } from './query/execute.service.js';
 import type { QueryInput } from './query/query-input.js';
-import { createQuery, deleteQuery, getQuery, listQueries, updateQuery, type AnalyticsQueryView } from './query/query.service.js';
+import { createQuery, deleteQuery, getQuery, listQueries, updateQuery, type AnalyticsQuery } from './query/query.service.js';
 
-/** The REST view under GraphQL's field names. */
-export const toGraphQuery = (q: AnalyticsQueryView) => ({
+/** A saved query as the `AnalyticsQuery` type (the domain object's own field names). */
+export const toGraphQuery = (q: AnalyticsQuery) => ({
   id: q.id,
   name: q.name,
   slug: q.slug,
   description: q.description,
-  connectionType: q.connection_type,
-  secretKey: q.secret_key,
-  queryText: q.query_text,
+  connectionType: q.connectionType,
+  secretKey: q.secretKey,
+  queryText: q.queryText,
   tags: q.tags,
-  createdAt: q.created_at,
-  updatedAt: q.updated_at,
+  createdAt: q.createdAt,
+  updatedAt: q.updatedAt,
   /** The app's slug, for `AnalyticsQuery.executions` (not a schema field). */
-  appRef: q.app,
+  appRef: q.appSlug,
 });
 
 /** A query's executions, newest first: `analyticsExecutions` and `AnalyticsQuery.executions`. */
 const executions = (ctx: Parameters<typeof listExecutions>[0], app: string, slug: string, args: PageArgs) =>
   listExecutions(ctx, app, slug, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, toGraphExecution));
 
-const toGraphExecution = (e: ExecutionView) => ({
-  executionKey: e.execution_key,
+const toGraphExecution = (e: Execution) => ({
+  executionKey: e.executionKey,
   engine: e.engine,
   status: e.status,
-  errorCode: e.error_code,
-  rowCount: e.row_count,
+  errorCode: e.errorCode,
+  rowCount: e.rowCount,
   truncated: e.truncated,
-  durationMs: e.duration_ms,
-  user: e.user,
-  createdAt: e.created_at,
+  durationMs: e.durationMs,
+  user: e.userId,
+  createdAt: e.createdAt,
 });
 
 export const analyticsResolvers: ResolverMap = {
@@ -71,7 +71,7 @@ export const analyticsResolvers: ResolverMap = {
       toGraphQuery(await deleteQuery(ctx, args.app, args.slug)),
     executeAnalyticsQuery: async (_: unknown, args: { app: string; slug: string; params?: unknown }, { ctx }) => {
       const r = await executeQuery(ctx, args.app, args.slug, args.params ?? {});
-      return { rows: r.data, total: r.total, truncated: r.truncated, executionKey: r.execution_key };
+      return { rows: r.rows, total: r.rows.length, truncated: r.truncated, executionKey: r.executionKey };
     },
   },
 };

@@ -23,7 +23,10 @@ export const eventsModule: ModuleManifest = {
   fieldPermissions: {
     'App.functions': 'functions:read',
     'Function.invocations': 'functions:read',
+    'App.eventSubscribers': 'functions:write',
     'Query.events': null,
+    'Query.invocations': 'functions:read',
+    'Query.invocation': 'functions:read',
     'Mutation.createFunction': 'functions:write',
     'Mutation.updateFunction': 'functions:write',
     'Mutation.deleteFunction': 'functions:write',

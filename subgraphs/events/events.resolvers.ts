@@ -1,88 +1,83 @@
-// Events subgraph resolvers: App.functions, Function.invocations, the `events` list and the
-// function and subscription mutations, calling the same services as the REST routes.
+// Events subgraph resolvers: App.functions, App.eventSubscribers, Function.invocations, the
+// `events`, `invocations` and `invocation` queries and the function and subscription mutations,
+// calling the same services as the REST routes and mapping their domain objects to the types.
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import { errors, isAppError } from '../core/errors.js';
 import type { ResolverMap } from '../core/graphql/resolvers.js';
 import { toConnection, type PageArgs } from '../core/graphql/context.js';
-import {
-  createFunction,
-  deleteFunction,
-  listFunctions,
-  updateFunction,
-  type FunctionRow,
-  type FunctionView,
-} from './functions/function.service.js';
+import { pageRequest } from '../core/listing.js';
+import { createFunction, deleteFunction, listFunctions, updateFunction, type EventFunction } from './functions/function.service.js';
 import type { FunctionFields } from './functions/function-input.js';
-import type { InvocationRow } from './invocations/invocation.repository.js';
-import { executeFunction, listFunctionInvocations, parseExecuteBody } from './invocations/invocation.service.js';
-import { listEventNames, subscribe, toSubscriptionView, unsubscribe } from './subscriptions/subscription.service.js';
-import type { SubscriptionRow } from './subscriptions/subscription.repository.js';
+import {
+  executeFunction,
+  getInvocation,
+  getResult,
+  listFunctionInvocations,
+  listInvocations,
+  parseExecuteBody,
+  type Invocation,
+} from './invocations/invocation.service.js';
+import { appEventSubscribers, listEventNames, subscribe, unsubscribe, type Subscription } from './subscriptions/subscription.service.js';
 
-interface GraphFunction {
-  siteId: number;
-  appId: number;
-  [k: string]: unknown;
-}
-
-const fromRow = (f: FunctionRow): GraphFunction => ({
-  siteId: f.site_id,
-  appId: f.app_id,
+/** A function as the `Function` type; siteId and appId stay for `Function.invocations` (not schema fields). */
+const toGraphFunction = (f: EventFunction) => ({
+  siteId: f.siteId,
+  appId: f.appId,
   id: f.id,
   name: f.name,
   slug: f.slug,
   description: f.description,
-  executionMode: f.execution_mode,
+  executionMode: f.executionMode,
   code: f.code,
-  webhookUrl: f.webhook_url,
+  webhookUrl: f.webhookUrl,
   headers: f.headers,
-  systemFunction: f.system_name,
-  timeoutSeconds: f.timeout_seconds,
-  filterConditions: f.filter_conditions,
-  isActive: f.is_active,
-  isPublic: f.is_public,
-  createdAt: f.created_at,
-  updatedAt: f.updated_at,
+  systemFunction: f.systemFunction,
+  timeoutSeconds: f.timeoutSeconds,
+  filterConditions: f.filterConditions,
+  isActive: f.isActive,
+  isPublic: f.isPublic,
+  createdAt: f.createdAt,
+  updatedAt: f.updatedAt,
 });
 
-const fromView = (f: FunctionView, siteId: number, appId: number): GraphFunction => ({
-  siteId,
-  appId,
-  id: f.id,
-  name: f.name,
-  slug: f.slug,
-  description: f.description,
-  executionMode: f.execution_mode,
-  code: f.code,
-  webhookUrl: f.webhook_url,
-  headers: f.headers,
-  systemFunction: f.system_function,
-  timeoutSeconds: f.timeout_seconds,
-  filterConditions: f.filter_conditions,
-  isActive: f.is_active,
-  isPublic: f.is_public,
-  createdAt: f.created_at,
-  updatedAt: f.updated_at,
-});
+type GraphFunction = ReturnType<typeof toGraphFunction>;
 
-const toGraphInvocation = (i: InvocationRow) => ({
+const toGraphInvocation = (i: Invocation) => ({
   id: i.id,
-  function: i.function_id,
-  triggerType: i.trigger_type,
+  function: i.functionId,
+  functionName: i.functionName,
+  functionSlug: i.functionSlug,
+  appSlug: i.appSlug,
+  triggerType: i.triggerType,
   event: i.event,
   status: i.status,
-  taskId: i.task_id,
-  idempotencyKey: i.idempotency_key,
+  taskId: i.taskId,
+  idempotencyKey: i.idempotencyKey,
   params: i.params,
   result: i.result,
   error: i.error,
   logs: i.logs,
   attempts: i.attempts,
-  maxAttempts: i.max_attempts,
+  maxAttempts: i.maxAttempts,
   deliveries: i.deliveries,
-  deadLetter: i.dead_letter,
-  startedAt: i.started_at,
-  finishedAt: i.finished_at,
-  durationMs: i.duration_ms,
-  createdAt: i.created_at,
+  deadLetter: i.deadLetter,
+  startedAt: i.startedAt,
+  finishedAt: i.finishedAt,
+  durationMs: i.durationMs,
+  createdAt: i.createdAt,
+});
+
+const toGraphSubscription = (s: Subscription) => ({
+  id: s.id,
+  event: s.event,
+  function: s.functionId,
+  functionName: s.functionName,
+  functionSlug: s.functionSlug,
+  filterConditions: s.filterConditions,
+  appName: s.appName,
+  appSlug: s.appSlug,
+  createdAt: s.createdAt,
+  updatedAt: s.updatedAt,
 });
 
 interface InvocationArgs extends PageArgs {
@@ -90,27 +85,19 @@ interface InvocationArgs extends PageArgs {
   triggerType?: string | null;
 }
 
-function subscriptionOut(s: SubscriptionRow) {
-  const v = toSubscriptionView(s);
-  return {
-    id: v.id,
-    event: v.event,
-    function: v.function,
-    functionName: v.function_name,
-    functionSlug: v.function_slug,
-    appName: v.app_name,
-    appSlug: v.app_slug,
-    createdAt: s.created_at,
-    updatedAt: s.updated_at,
-  };
-}
-
 export const eventsResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   App: {
     functions: (app: { id: string }, args: PageArgs, { ctx }) =>
-      listFunctions(ctx, app.id, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, fromRow)),
+      listFunctions(ctx, app.id, { page: args.page, pageSize: args.pageSize }).then((r) => toConnection(r, toGraphFunction)),
+    // The service answers every subscriber (as REST); the connection pages them.
+    eventSubscribers: async (app: { id: string }, args: PageArgs & { event: string }, { ctx }) => {
+      const { subscribers } = await appEventSubscribers(ctx, app.id, args.event);
+      const page = pageRequest({ page: args.page, pageSize: args.pageSize });
+      const items = subscribers.slice(page.offset, page.offset + page.pageSize);
+      return toConnection({ page, count: subscribers.length, items }, toGraphSubscription);
+    },
   },
   Function: {
     invocations: (fn: GraphFunction, args: InvocationArgs, { ctx }) =>
@@ -122,24 +109,33 @@ export const eventsResolvers: ResolverMap = {
   },
   Query: {
     events: (_: unknown, __: unknown, { ctx }) => listEventNames(ctx),
+    invocations: (_: unknown, args: InvocationArgs & { function?: number | null }, { ctx }) =>
+      listInvocations(ctx, {
+        page: args.page,
+        pageSize: args.pageSize,
+        status: args.status,
+        triggerType: args.triggerType,
+        functionId: args.function,
+      }).then((r) => toConnection(r, toGraphInvocation)),
+    invocation: async (_: unknown, args: { id?: number | null; taskId?: string | null }, { ctx }) => {
+      if ((args.id == null) === (args.taskId == null)) throw errors.invalid('Give either id or taskId.');
+      try {
+        return toGraphInvocation(args.id != null ? await getInvocation(ctx, String(args.id)) : await getResult(ctx, args.taskId!));
+      } catch (e) {
+        if (isAppError(e) && e.status === 404) return null;
+        throw e;
+      }
+    },
   },
   Mutation: {
     createFunction: async (_: unknown, args: { app: string; input: FunctionFields }, { ctx }) => {
-      const { view, siteId, appId } = await createFunction(ctx, args.app, args.input).then((v) => ({
-        view: v,
-        siteId: v.site_id,
-        appId: v.app_id,
-      }));
-      return { function: fromView(view, siteId, appId), webhookSecret: view.webhook_secret ?? null };
+      const saved = await createFunction(ctx, args.app, args.input);
+      return { function: toGraphFunction(saved.function), webhookSecret: saved.webhookSecret };
     },
-    updateFunction: async (_: unknown, args: { app: string; slug: string; input: FunctionFields }, { ctx }) => {
-      const v = await updateFunction(ctx, args.app, args.slug, args.input, true);
-      return fromView(v, v.site_id, v.app_id);
-    },
-    deleteFunction: async (_: unknown, args: { app: string; slug: string }, { ctx }) => {
-      const v = await deleteFunction(ctx, args.app, args.slug);
-      return fromView(v, v.site_id, v.app_id);
-    },
+    updateFunction: async (_: unknown, args: { app: string; slug: string; input: FunctionFields }, { ctx }) =>
+      toGraphFunction((await updateFunction(ctx, args.app, args.slug, args.input, true)).function),
+    deleteFunction: async (_: unknown, args: { app: string; slug: string }, { ctx }) =>
+      toGraphFunction(await deleteFunction(ctx, args.app, args.slug)),
     executeFunction: async (_: unknown, args: { app: string; slug: string; params?: unknown; async?: boolean | null }, { ctx }) => {
       const r = await executeFunction(
         ctx,
@@ -148,30 +144,22 @@ export const eventsResolvers: ResolverMap = {
         parseExecuteBody({ params: args.params ?? {}, async: args.async ?? false }),
       );
       if (r.async)
-        return {
-          success: null,
-          result: null,
-          logs: null,
-          error: null,
-          status: 'pending',
-          taskId: r.task_id,
-          invocationId: r.invocation_id,
-        };
+        return { success: null, result: null, logs: null, error: null, status: 'pending', taskId: r.taskId, invocationId: r.invocationId };
       return {
         success: r.success,
         result: r.result,
         logs: r.logs,
         error: r.error,
         status: r.status,
-        taskId: r.task_id,
-        invocationId: r.invocation_id,
+        taskId: r.taskId,
+        invocationId: r.invocationId,
       };
     },
     subscribeFunction: async (_: unknown, args: { event: string; functionId: number; filterConditions?: string | null }, { ctx }) =>
-      subscriptionOut(
+      toGraphSubscription(
         await subscribe(ctx, args.event, { functionId: args.functionId, filterConditions: args.filterConditions ?? undefined }),
       ),
     unsubscribeFunction: async (_: unknown, args: { event: string; functionId: number }, { ctx }) =>
-      subscriptionOut(await unsubscribe(ctx, args.event, { functionId: args.functionId })),
+      toGraphSubscription(await unsubscribe(ctx, args.event, { functionId: args.functionId })),
   },
 };

@@ -1,15 +1,8 @@
 // REST routes of events and subscriptions (seed 3 "Endpoints: Events"). Adapters only; the
 // envelope is the seed's `{status: "success", message, data}`.
 import { RestResult, type RouteSpec } from '../core/rest.js';
-import {
-  appEventSubscribers,
-  listEventNames,
-  parseSubscribeBody,
-  subscribe,
-  toSubscriberView,
-  toSubscriptionView,
-  unsubscribe,
-} from './subscriptions/subscription.service.js';
+import { toAppEventSubscribersRest, toSubscriptionRest } from './events-views.js';
+import { appEventSubscribers, listEventNames, parseSubscribeBody, subscribe, unsubscribe } from './subscriptions/subscription.service.js';
 
 const ok = (message: string, data: unknown) => ({ status: 'success', message, data });
 
@@ -35,7 +28,7 @@ export const eventRoutes: RouteSpec[] = [
     status: 201,
     handler: async (ctx, i) => {
       const s = await subscribe(ctx, i.params.event, parseSubscribeBody(i.body));
-      return ok(`Function "${s.function_name}" subscribed to ${s.event}.`, toSubscriptionView(s));
+      return ok(`Function "${s.functionName}" subscribed to ${s.event}.`, toSubscriptionRest(s));
     },
   }),
   route({
@@ -58,7 +51,7 @@ export const eventRoutes: RouteSpec[] = [
     summary: "An app's subscribers of one event",
     handler: async (ctx, i) => {
       const r = await appEventSubscribers(ctx, i.params.app, i.params.event);
-      return new RestResult(200, ok('Event subscribers retrieved.', { ...r, subscribers: r.subscribers.map(toSubscriberView) }));
+      return new RestResult(200, ok('Event subscribers retrieved.', toAppEventSubscribersRest(r)));
     },
   }),
 ];

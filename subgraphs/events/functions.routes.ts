@@ -6,9 +6,8 @@ import {
   deleteFunction,
   getFunction,
   listFunctions,
-  toFunctionView,
   updateFunction,
-  type FunctionResult,
+  type SavedFunction,
 } from './functions/function.service.js';
 import { functionFieldsFromBody } from './functions/function-input.js';
 import {
@@ -18,15 +17,14 @@ import {
   invocationListFromQuery,
   listInvocations,
   parseExecuteBody,
-  toInvocationView,
-  toResultView,
 } from './invocations/invocation.service.js';
+import { toExecuteRest, toFunctionRest, toInvocationRest, toResultRest } from './events-views.js';
 
 function route(spec: Omit<RouteSpec, 'auth' | 'module' | 'scope'>): RouteSpec {
   return { auth: 'required', module: 'events', scope: 'site', ...spec };
 }
 
-const restView = ({ site_id: _s, app_id: _a, ...view }: FunctionResult) => view;
+const savedRest = (s: SavedFunction) => toFunctionRest(s.function, s.webhookSecret);
 
 const FNS = '/apps/:app/functions/';
 const FN = FNS + ':slug/';
@@ -43,7 +41,7 @@ export const functionRoutes: RouteSpec[] = [
         ctx.baseUrl + i.url,
         page,
         count,
-        items.map((f) => toFunctionView(f)),
+        items.map((f) => toFunctionRest(f)),
       );
     },
   }),
@@ -53,28 +51,28 @@ export const functionRoutes: RouteSpec[] = [
     permission: 'functions:write',
     status: 201,
     summary: 'Create a function (a proxy function answers its webhook_secret once)',
-    handler: async (ctx, i) => restView(await createFunction(ctx, i.params.app, functionFieldsFromBody(i.body))),
+    handler: async (ctx, i) => savedRest(await createFunction(ctx, i.params.app, functionFieldsFromBody(i.body))),
   }),
   route({
     method: 'GET',
     path: FN,
     permission: 'functions:read',
     summary: 'One function',
-    handler: async (ctx, i) => toFunctionView(await getFunction(ctx, i.params.app, i.params.slug)),
+    handler: async (ctx, i) => toFunctionRest(await getFunction(ctx, i.params.app, i.params.slug)),
   }),
   route({
     method: 'PUT',
     path: FN,
     permission: 'functions:write',
     summary: 'Replace a function',
-    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, functionFieldsFromBody(i.body), false)),
+    handler: async (ctx, i) => savedRest(await updateFunction(ctx, i.params.app, i.params.slug, functionFieldsFromBody(i.body), false)),
   }),
   route({
     method: 'PATCH',
     path: FN,
     permission: 'functions:write',
     summary: 'Update a function',
-    handler: async (ctx, i) => restView(await updateFunction(ctx, i.params.app, i.params.slug, functionFieldsFromBody(i.body), true)),
+    handler: async (ctx, i) => savedRest(await updateFunction(ctx, i.params.app, i.params.slug, functionFieldsFromBody(i.body), true)),
   }),
   route({
     method: 'DELETE',
@@ -95,9 +93,7 @@ export const functionRoutes: RouteSpec[] = [
     summary: 'Run a function {params, async}: sync {success, result, logs}; async 202 {task_id, invocation_id}',
     handler: async (ctx, i) => {
       const r = await executeFunction(ctx, i.params.app, i.params.slug, parseExecuteBody(i.body));
-      if (r.async) return new RestResult(202, { task_id: r.task_id, invocation_id: r.invocation_id });
-      const { async: _a, ...body } = r;
-      return body;
+      return r.async ? new RestResult(202, toExecuteRest(r)) : toExecuteRest(r);
     },
   }),
   route({
@@ -107,7 +103,7 @@ export const functionRoutes: RouteSpec[] = [
     summary: 'Invocations of this site (filters status, function, trigger_type)',
     handler: async (ctx, i) => {
       const { page, count, items } = await listInvocations(ctx, invocationListFromQuery(i.query));
-      return toPage(ctx.baseUrl + i.url, page, count, items.map(toInvocationView));
+      return toPage(ctx.baseUrl + i.url, page, count, items.map(toInvocationRest));
     },
   }),
   route({
@@ -115,13 +111,13 @@ export const functionRoutes: RouteSpec[] = [
     path: '/invocations/:id/',
     permission: 'functions:read',
     summary: 'One invocation',
-    handler: async (ctx, i) => toInvocationView(await getInvocation(ctx, i.params.id)),
+    handler: async (ctx, i) => toInvocationRest(await getInvocation(ctx, i.params.id)),
   }),
   route({
     method: 'GET',
     path: '/result/:task_id/',
     permission: 'functions:read',
     summary: 'The result of an asynchronous run by task id',
-    handler: async (ctx, i) => toResultView(await getResult(ctx, i.params.task_id)),
+    handler: async (ctx, i) => toResultRest(await getResult(ctx, i.params.task_id)),
   }),
 ];

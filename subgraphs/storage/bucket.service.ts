@@ -54,20 +54,6 @@ export interface BucketTarget {
   provider: StorageProvider;
 }
 
-export const toBucketRest = (b: BucketRow) => ({
-  id: b.id,
-  name: b.name,
-  slug: b.slug,
-  description: b.description,
-  provider: b.provider,
-  visibility: b.visibility,
-  file_size_limit: b.fileSizeLimit,
-  allowed_mime_types: b.allowedMimeTypes,
-  object_count: b.objectCount,
-  total_size: b.totalSize,
-  created_at: b.createdAt,
-});
-
 /** The bucket of `/apps/{app}/storage/buckets/{bucket}/` (404 unless it exists in this site's app). */
 export async function findBucket(ctx: RequestContext, appRef: string, bucketSlug: string): Promise<{ app: AppRow; bucket: BucketRow }> {
   const app = await findSiteApp(ctx, appRef);

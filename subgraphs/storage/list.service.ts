@@ -16,17 +16,6 @@ import { storageRepository as repo, type ObjectRow } from './storage.repository.
 
 export const LIST_DEFAULTS = { pageSize: 10, max: 100 };
 
-export const toListItem = (o: ObjectRow) => ({
-  id: o.id,
-  uuid: o.uuid,
-  filename: o.filename,
-  file_path: o.filePath,
-  size: o.size,
-  mimetype: o.mimetype,
-  created_at: o.createdAt,
-  updated_at: o.updatedAt,
-});
-
 /** Readers without private access to a public bucket see its objects that are not private. */
 async function listTarget(ctx: RequestContext, appRef: string, bucketSlug: string) {
   const { app, bucket } = await findBucket(ctx, appRef, bucketSlug);
@@ -90,9 +79,10 @@ export async function legacySearch(ctx: RequestContext, appRef: string, bucketSl
   return { app, bucket, rows, count };
 }
 
+/** How many of the paths were deleted, and why each other one was not. */
 export interface BatchDeleteResult {
-  status: 200 | 207;
-  body: Record<string, unknown>;
+  deleted: number;
+  failed: { path: string; error: string }[];
 }
 
 /** `{paths: [...]}`, 1 to 100, duplicates removed; objects the caller may not delete fail alone. */
@@ -126,10 +116,7 @@ export async function batchDelete(
       failed.push({ path: raw, error: e.message });
     }
   }
-  const data = { deleted_count: deleted, failed };
-  if (failed.length === 0) return { status: 200, body: { success: true, message: `Deleted ${deleted} objects.`, status_code: 200, data } };
-  const message = deleted === 0 ? 'No objects were deleted.' : `Deleted ${deleted} objects; ${failed.length} failed.`;
-  return { status: 207, body: { success: deleted > 0, message, status_code: 207, data } };
+  return { deleted, failed };
 }
 
 /**

@@ -32,49 +32,51 @@ export interface StoredContent {
   etag: string;
 }
 
-export interface ObjectView {
+/** An object as the services answer it; REST and GraphQL render their own views (storage-views.ts, storage.resolvers.ts). */
+export interface StorageObject {
   id: number;
   uuid: string;
-  bucket: number;
-  bucket_slug: string;
-  bucket_name: string;
+  bucketId: number;
+  bucketSlug: string;
+  bucketName: string;
   filename: string;
-  file_path: string;
-  file_url: string;
+  filePath: string;
+  /** The object's REST URL on the caller's host. */
+  url: string;
   size: number;
   mimetype: string;
   metadata: Record<string, unknown>;
   visibility: 'private' | 'public' | null;
-  is_doc_editable: boolean;
-  created_at: Date;
-  updated_at: Date;
-  created_by: number | null;
-  modified_by: number | null;
+  isDocEditable: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  createdById: number | null;
+  modifiedById: number | null;
 }
 
 export function objectUrl(ctx: RequestContext, t: Pick<BucketTarget, 'app' | 'bucket'>, uuid: string): string {
   return `${ctx.baseUrl}/api/apps/${encodeURIComponent(t.app.slug)}/storage/buckets/${encodeURIComponent(t.bucket.slug)}/objects/${uuid}/`;
 }
 
-export function toObjectView(ctx: RequestContext, t: Pick<BucketTarget, 'app' | 'bucket'>, o: ObjectRow): ObjectView {
+export function toStorageObject(ctx: RequestContext, t: Pick<BucketTarget, 'app' | 'bucket'>, o: ObjectRow): StorageObject {
   return {
     id: o.id,
     uuid: o.uuid,
-    bucket: t.bucket.id,
-    bucket_slug: t.bucket.slug,
-    bucket_name: t.bucket.name,
+    bucketId: t.bucket.id,
+    bucketSlug: t.bucket.slug,
+    bucketName: t.bucket.name,
     filename: o.filename,
-    file_path: o.filePath,
-    file_url: objectUrl(ctx, t, o.uuid),
+    filePath: o.filePath,
+    url: objectUrl(ctx, t, o.uuid),
     size: o.size,
     mimetype: o.mimetype,
     metadata: o.metadata,
     visibility: o.visibility,
-    is_doc_editable: t.bucket.provider === 'document_library' && isDocEditable(o.filename),
-    created_at: o.createdAt,
-    updated_at: o.updatedAt,
-    created_by: o.createdById,
-    modified_by: o.modifiedById,
+    isDocEditable: t.bucket.provider === 'document_library' && isDocEditable(o.filename),
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
+    createdById: o.createdById,
+    modifiedById: o.modifiedById,
   };
 }
 
@@ -302,7 +304,13 @@ export interface PatchInput {
 
 const IMMUTABLE = ['size', 'mimetype', 'bucket', 'uuid', 'id'];
 
-export async function patchObject(ctx: RequestContext, appRef: string, bucketSlug: string, ref: string, input: PatchInput) {
+export async function patchObject(
+  ctx: RequestContext,
+  appRef: string,
+  bucketSlug: string,
+  ref: string,
+  input: PatchInput,
+): Promise<StorageObject> {
   if (!input || typeof input !== 'object' || Array.isArray(input))
     throw storageErrors.validation({ non_field_errors: ['expected a JSON object'] });
   const t = await bucketFor(ctx, appRef, bucketSlug, 'read');
@@ -335,7 +343,7 @@ export async function patchObject(ctx: RequestContext, appRef: string, bucketSlu
   }
   try {
     const row = await repo.updateObject(ctx.platform.pool, object.id, { filePath, filename, metadata, visibility, userId: userIdOf(ctx) });
-    return toObjectView(ctx, t, row);
+    return toStorageObject(ctx, t, row);
   } catch (e) {
     if (isUniqueViolation(e)) throw storageErrors.destinationExists(filePath as string);
     throw mapDbError(e);
@@ -373,10 +381,10 @@ export async function deleteObject(ctx: RequestContext, appRef: string, bucketSl
   return (await removeObject(ctx, appRef, bucketSlug, ref)).object;
 }
 
-/** deleteObject answering the object's view as it was (GraphQL `deleteObject`). */
-export async function deleteObjectView(ctx: RequestContext, appRef: string, bucketSlug: string, ref: string): Promise<ObjectView> {
+/** deleteObject answering the object as it was (GraphQL `deleteObject`). */
+export async function deleteObjectAsWas(ctx: RequestContext, appRef: string, bucketSlug: string, ref: string): Promise<StorageObject> {
   const { t, object } = await removeObject(ctx, appRef, bucketSlug, ref);
-  return toObjectView(ctx, t, object);
+  return toStorageObject(ctx, t, object);
 }
 
 export interface CopyMoveInput {
@@ -406,7 +414,7 @@ async function destinationOf(ctx: RequestContext, appRef: string, source: Bucket
 }
 
 /** Copies an object to a new path (possibly in another bucket of the same provider); 201. */
-export async function copyObject(ctx: RequestContext, appRef: string, bucketSlug: string, input: CopyMoveInput): Promise<ObjectView> {
+export async function copyObject(ctx: RequestContext, appRef: string, bucketSlug: string, input: CopyMoveInput): Promise<StorageObject> {
   const source = await bucketFor(ctx, appRef, bucketSlug, 'read');
   const { sourcePath, destinationPath, dest } = await destinationOf(ctx, appRef, source, input ?? {}, 'create');
   await requireAccess(ctx, dest.bucket, 'create');
@@ -441,7 +449,7 @@ export async function copyObject(ctx: RequestContext, appRef: string, bucketSlug
       await repo.addToCounters(tx, dest.bucket.id, 1, object.size);
       return inserted;
     });
-    return toObjectView(ctx, dest, row);
+    return toStorageObject(ctx, dest, row);
   } catch (e) {
     await discard(dest, key);
     throw isAppError(e) ? e : mapDbError(e);
@@ -453,7 +461,7 @@ export async function copyObject(ctx: RequestContext, appRef: string, bucketSlug
  * carry paths); across buckets the content is copied under the destination's prefix first and
  * the old key queued for deletion in the same transaction. 409 when the destination exists.
  */
-export async function moveObject(ctx: RequestContext, appRef: string, bucketSlug: string, input: CopyMoveInput): Promise<ObjectView> {
+export async function moveObject(ctx: RequestContext, appRef: string, bucketSlug: string, input: CopyMoveInput): Promise<StorageObject> {
   const source = await bucketFor(ctx, appRef, bucketSlug, 'read');
   const { sourcePath, destinationPath, dest } = await destinationOf(ctx, appRef, source, input ?? {}, 'update');
   const object = await repo.findObjectByPath(ctx.platform.pool, source.bucket.siteId, source.bucket.id, sourcePath);
@@ -493,7 +501,7 @@ export async function moveObject(ctx: RequestContext, appRef: string, bucketSlug
       return updated;
     });
     if (cleanup) await finishCleanup(ctx, source, cleanup);
-    return toObjectView(ctx, dest, row);
+    return toStorageObject(ctx, dest, row);
   } catch (e) {
     if (newStorageKey) await discard(dest, newStorageKey);
     if (isUniqueViolation(e)) throw storageErrors.destinationExists(destinationPath);

@@ -10,7 +10,15 @@ import { toConnection, type PageArgs } from '../core/graphql/context.js';
 import type { Query } from '../core/listing.js';
 import { createBucket, deleteBucket, getBucket, listBuckets, toBucketView, updateBucket, type BucketView } from './bucket.service.js';
 import { listObjects } from './list.service.js';
-import { copyObject, deleteObjectView, moveObject, patchObject, readTarget, toObjectView, type ObjectView } from './object.service.js';
+import {
+  copyObject,
+  deleteObjectAsWas,
+  moveObject,
+  patchObject,
+  readTarget,
+  toStorageObject,
+  type StorageObject,
+} from './object.service.js';
 import type { BucketRow } from './storage.repository.js';
 import { storageErrors } from './storage-errors.js';
 import { uploadFile } from './upload.service.js';
@@ -20,21 +28,21 @@ type BucketParent = BucketView & { appRef: string };
 
 const bucketOut = (appRef: string, b: BucketRow): BucketParent => ({ ...toBucketView(b), appRef });
 
-const objectOut = (o: ObjectView) => ({
+const objectOut = (o: StorageObject) => ({
   id: o.id,
   uuid: o.uuid,
   filename: o.filename,
-  filePath: o.file_path,
+  filePath: o.filePath,
   size: o.size,
   mimetype: o.mimetype,
   metadata: o.metadata,
   visibility: o.visibility,
-  isDocEditable: o.is_doc_editable,
-  url: o.file_url,
-  createdAt: o.created_at,
-  updatedAt: o.updated_at,
-  createdBy: o.created_by,
-  modifiedBy: o.modified_by,
+  isDocEditable: o.isDocEditable,
+  url: o.url,
+  createdAt: o.createdAt,
+  updatedAt: o.updatedAt,
+  createdBy: o.createdById,
+  modifiedBy: o.modifiedById,
 });
 
 /** `filter` (the REST list parameters as an object) as the object filters of listObjects. */
@@ -79,13 +87,13 @@ export const storageResolvers: ResolverMap = {
   Bucket: {
     object: (bucket: BucketParent, args: { key: string }, { ctx }: Ctx) =>
       notFoundAsNull(
-        readTarget(ctx, bucket.appRef, bucket.slug, args.key).then(({ t, object }) => objectOut(toObjectView(ctx, t, object))),
+        readTarget(ctx, bucket.appRef, bucket.slug, args.key).then(({ t, object }) => objectOut(toStorageObject(ctx, t, object))),
       ),
     objects: async (bucket: BucketParent, args: PageArgs & { filter?: unknown; ordering?: string | null }, { ctx }: Ctx) => {
       const input = { page: args.page, pageSize: args.pageSize, ordering: args.ordering };
       const r = await listObjects(ctx, bucket.appRef, bucket.slug, input, filterQuery(args.filter), true);
       const t = { app: r.app, bucket: r.bucket };
-      return toConnection({ page: r.page, count: r.count, items: r.rows }, (o) => objectOut(toObjectView(ctx, t, o)));
+      return toConnection({ page: r.page, count: r.count, items: r.rows }, (o) => objectOut(toStorageObject(ctx, t, o)));
     },
   },
   Mutation: {
@@ -152,7 +160,7 @@ export const storageResolvers: ResolverMap = {
     copyObject: async (_: unknown, a: CopyArgs, { ctx }: Ctx) => objectOut(await copyObject(ctx, a.app, a.bucket, copyInput(a))),
     moveObject: async (_: unknown, a: CopyArgs, { ctx }: Ctx) => objectOut(await moveObject(ctx, a.app, a.bucket, copyInput(a))),
     deleteObject: async (_: unknown, a: { app: string; bucket: string; object: string }, { ctx }: Ctx) =>
-      objectOut(await deleteObjectView(ctx, a.app, a.bucket, a.object)),
+      objectOut(await deleteObjectAsWas(ctx, a.app, a.bucket, a.object)),
   },
 };
 

@@ -3,10 +3,19 @@
 import { errors } from '../core/errors.js';
 import { listInputFromQuery, param } from '../core/listing.js';
 import { RestResult, type RestInput, type RouteSpec } from '../core/rest.js';
-import { createBucket, deleteBucket, getBucket, listBuckets, toBucketRest, updateBucket } from './bucket.service.js';
-import { batchDelete, legacySearch, listObjects, toListItem, viewEditLink } from './list.service.js';
-import { copyObject, deleteObject, download, moveObject, patchObject, readTarget, toObjectView } from './object.service.js';
-import { batchUpload, uploadEnvelope, uploadMultipart, uploadToKey } from './upload.service.js';
+import { createBucket, deleteBucket, getBucket, listBuckets, updateBucket } from './bucket.service.js';
+import { batchDelete, legacySearch, listObjects, viewEditLink } from './list.service.js';
+import { copyObject, deleteObject, download, moveObject, patchObject, readTarget, toStorageObject } from './object.service.js';
+import { batchUpload, uploadMultipart, uploadToKey } from './upload.service.js';
+import {
+  toBatchDeleteRest,
+  toBatchUploadRest,
+  toBucketRest,
+  toListItemRest,
+  toObjectRest,
+  toObjectRestWithFile,
+  toUploadRest,
+} from './storage-views.js';
 import { storageErrors } from './storage-errors.js';
 import type { RequestContext } from '../core/context.js';
 
@@ -37,7 +46,7 @@ function rawOf(i: RestInput) {
 
 async function uploaded(p: ReturnType<typeof uploadMultipart>) {
   const r = await p;
-  return new RestResult(r.created ? 201 : 200, uploadEnvelope(r));
+  return new RestResult(r.created ? 201 : 200, toUploadRest(r));
 }
 
 /** GET objects/{uuid}/ or objects/{path}: the content, or with ?metadata=true the JSON object. */
@@ -61,7 +70,7 @@ async function getObject(ctx: RequestContext, i: RestInput) {
     throw e;
   }
   const { t, object } = target;
-  if (param(i.query, 'metadata') === 'true') return ok(200, 'Object metadata.', toObjectView(ctx, t, object));
+  if (param(i.query, 'metadata') === 'true') return ok(200, 'Object metadata.', toObjectRest(toStorageObject(ctx, t, object)));
   const r = await download(ctx, t, object, i.headers);
   return new RestResult(r.status, r.body, r.headers);
 }
@@ -106,7 +115,7 @@ export const storageRoutes: RouteSpec[] = [
       status: 'success',
       message: 'Objects.',
       status_code: 200,
-      data: r.rows.map(toListItem),
+      data: r.rows.map(toListItemRest),
       total: r.count,
       page: r.page.page,
       page_size: r.page.pageSize,
@@ -140,7 +149,7 @@ export const storageRoutes: RouteSpec[] = [
     async (ctx, i) => {
       const r = await legacySearch(ctx, i.params.app, i.params.bucket, i.body as never);
       return ok(200, 'Search results.', {
-        objects: r.rows.map(toListItem).map((o) => ({ ...o, file: o.file_path })),
+        objects: r.rows.map(toListItemRest).map((o) => ({ ...o, file: o.file_path })),
         count: r.count,
         bucket: r.bucket.slug,
       });
@@ -149,11 +158,11 @@ export const storageRoutes: RouteSpec[] = [
   ),
   route('POST', OBJECTS + 'copy/', 'storage:create', 'Copy an object (same provider)', async (ctx, i) => {
     const o = await copyObject(ctx, i.params.app, i.params.bucket, i.body as never);
-    return ok(201, 'Object copied.', { ...o, file: o.file_path });
+    return ok(201, 'Object copied.', toObjectRestWithFile(o));
   }),
   route('POST', OBJECTS + 'move/', 'storage:update', 'Move or rename an object (uuid kept)', async (ctx, i) => {
     const o = await moveObject(ctx, i.params.app, i.params.bucket, i.body as never);
-    return ok(200, 'Object moved.', { ...o, file: o.file_path });
+    return ok(200, 'Object moved.', toObjectRestWithFile(o));
   }),
   route(
     'POST',
@@ -161,22 +170,13 @@ export const storageRoutes: RouteSpec[] = [
     'storage:create',
     'Upload up to 10 files',
     async (ctx, i) => {
-      const r = await batchUpload(ctx, i.params.app, i.params.bucket, rawOf(i));
-      const data = { ...r.data, successful: r.data.successful.map((s) => ({ ...s, object: { ...s.object, file: s.object.file_path } })) };
-      return new RestResult(r.status, {
-        success: r.data.failed_count === 0,
-        message:
-          r.data.failed_count === 0
-            ? `Uploaded ${r.data.uploaded_count} files.`
-            : `Uploaded ${r.data.uploaded_count} files; ${r.data.failed_count} failed.`,
-        status_code: r.status,
-        data,
-      });
+      const r = toBatchUploadRest(await batchUpload(ctx, i.params.app, i.params.bucket, rawOf(i)));
+      return new RestResult(r.status, r.body);
     },
     { rawBody: true },
   ),
   route('POST', OBJECTS + 'batch-delete/', 'storage:delete', 'Delete up to 100 objects by path', async (ctx, i) => {
-    const r = await batchDelete(ctx, i.params.app, i.params.bucket, i.body as never);
+    const r = toBatchDeleteRest(await batchDelete(ctx, i.params.app, i.params.bucket, i.body as never));
     return new RestResult(r.status, r.body);
   }),
   route('GET', OBJECTS + ':key/view/', 'storage:read', 'Browser view of a document-library object', (ctx, i) =>
@@ -203,7 +203,7 @@ export const storageRoutes: RouteSpec[] = [
   ),
   route('GET', OBJECTS + '*', 'storage:read', 'Download by uuid or path (Range, ETag); ?metadata=true for the JSON object', getObject),
   route('PATCH', OBJECTS + ':uuid/', 'storage:update', 'Update filename, path or metadata', async (ctx, i) =>
-    ok(200, 'Object updated.', await patchObject(ctx, i.params.app, i.params.bucket, i.params.uuid, i.body as never)),
+    ok(200, 'Object updated.', toObjectRest(await patchObject(ctx, i.params.app, i.params.bucket, i.params.uuid, i.body as never))),
   ),
   route('DELETE', OBJECTS + ':uuid/', 'storage:delete', 'Delete an object and its file', async (ctx, i) => {
     const o = await deleteObject(ctx, i.params.app, i.params.bucket, i.params.uuid);

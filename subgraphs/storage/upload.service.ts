@@ -8,7 +8,7 @@ import { errors, isAppError } from '../core/errors.js';
 import { bucketFor, type BucketTarget } from './bucket.service.js';
 import { isMultipart, readMultipart } from './multipart.js';
 import { filenameOf, metadataFromHeaders, parseMetadata, parsePath } from './object-input.js';
-import { storeContent, toObjectView, upsertObject, type ObjectView, type StoredContent } from './object.service.js';
+import { storeContent, toStorageObject, upsertObject, type StorageObject, type StoredContent } from './object.service.js';
 import { storageErrors } from './storage-errors.js';
 
 export const BATCH_MAX_FILES = 10;
@@ -16,16 +16,10 @@ export const BATCH_MAX_TOTAL = 100 * 1024 * 1024;
 const FIELD_SIZE = 128 * 1024;
 
 export interface UploadResult {
+  /** A new object (false: an existing path's content replaced). */
   created: boolean;
-  object: ObjectView;
+  object: StorageObject;
 }
-
-export const uploadEnvelope = (r: UploadResult) => ({
-  success: true,
-  message: r.created ? 'File uploaded successfully.' : 'File updated successfully.',
-  status_code: r.created ? 201 : 200,
-  data: r.object,
-});
 
 /** A bucket whose access for an upload is checked against create (new path) or update (existing). */
 async function uploadTarget(ctx: RequestContext, appRef: string, bucketSlug: string): Promise<BucketTarget> {
@@ -71,7 +65,7 @@ export async function uploadMultipart(
     const finalPath = path ?? parsePath(fields.path ?? fields.file_path ?? fileName, 'path');
     const metadata = parseMetadata(fields.metadata);
     const { object, created } = await upsertObject(ctx, t, { path: finalPath, metadata, content });
-    return { created, object: toObjectView(ctx, t, object) };
+    return { created, object: toStorageObject(ctx, t, object) };
   } catch (e) {
     // Validation after the file was stored (bad path or metadata): take it back.
     await t.provider.delete(content.storageKey).catch(() => undefined);
@@ -131,7 +125,7 @@ export async function uploadFile(
   if (length === 0) throw storageErrors.emptyFile();
   const content = await storeContent(t, file.stream, file.filename || filenameOf(path), file.mimeType);
   const { object, created } = await upsertObject(ctx, t, { path, metadata, content });
-  return { created, object: toObjectView(ctx, t, object) };
+  return { created, object: toStorageObject(ctx, t, object) };
 }
 
 function decodeURIComponentSafe(s: string): string {
@@ -151,15 +145,11 @@ interface BatchFile {
   error?: string;
 }
 
+/** Each file of a batch: stored (its object) or failed (why); `total` files were sent. */
 export interface BatchUploadResult {
-  status: 200 | 207;
-  data: {
-    uploaded_count: number;
-    failed_count: number;
-    total: number;
-    successful: { index: number; path: string; object: ObjectView }[];
-    failed: { index: number; path: string; error: string }[];
-  };
+  total: number;
+  successful: { index: number; path: string; object: StorageObject }[];
+  failed: { index: number; path: string; error: string }[];
 }
 
 function parseJsonArray(raw: string | undefined, field: 'paths' | 'metadata'): unknown[] | undefined {
@@ -240,7 +230,7 @@ export async function batchUpload(
     const metadata = parseJsonArray(parsed.fields.metadata, 'metadata');
     if (metadata && metadata.length !== files.length)
       throw storageErrors.batchField('non_field_errors', 'metadata must have one entry per file.');
-    const result: BatchUploadResult['data'] = { uploaded_count: 0, failed_count: 0, total: files.length, successful: [], failed: [] };
+    const result: BatchUploadResult = { total: files.length, successful: [], failed: [] };
     for (const f of files) {
       const rawPath = paths[f.index];
       const pathText = typeof rawPath === 'string' ? rawPath : String(rawPath);
@@ -253,7 +243,7 @@ export async function batchUpload(
         const meta = parseMetadata(metadata?.[f.index] ?? {}, 'metadata');
         const { object } = await upsertObject(ctx, t, { path, metadata: meta, content: f.content });
         f.content = undefined; // now owned by its row
-        result.successful.push({ index: f.index, path, object: toObjectView(ctx, t, object) });
+        result.successful.push({ index: f.index, path, object: toStorageObject(ctx, t, object) });
       } catch (e) {
         if (!isAppError(e) || e.status >= 500) throw e;
         if (f.content) await t.provider.delete(f.content.storageKey).catch(() => undefined);
@@ -262,9 +252,7 @@ export async function batchUpload(
         result.failed.push({ index: f.index, path: pathText, error: fieldMsg || e.message });
       }
     }
-    result.uploaded_count = result.successful.length;
-    result.failed_count = result.failed.length;
-    return { status: result.failed_count === 0 ? 200 : 207, data: result };
+    return result;
   } finally {
     await discardAll();
   }

@@ -21,13 +21,11 @@ import { executionRepository, type ExecutionRow } from './query.repository.js';
 import { engineOfType, loadQuery } from './query.service.js';
 import { Lanes } from '../../core/lanes.js';
 
+/** The rows of one run (at most ANALYTICS_MAX_ROWS, `truncated` when cut) and the key it is logged under. */
 export interface ExecuteResult {
-  status: 'success';
-  message: string;
-  data: Record<string, unknown>[];
-  total: number;
+  rows: Record<string, unknown>[];
   truncated: boolean;
-  execution_key: string;
+  executionKey: string;
 }
 
 /**
@@ -108,14 +106,7 @@ async function run(ctx: RequestContext, { row, app, site }: Awaited<ReturnType<t
     ctx.log.error({ err: e.message, execution_key: executionKey }, 'analytics execution log failed'),
   );
   if (failure) throw failure;
-  return {
-    status: 'success',
-    message: result!.truncated ? `Query executed; the result was cut at ${ctx.platform.config.analyticsMaxRows} rows.` : 'Query executed.',
-    data: result!.rows,
-    total: result!.rows.length,
-    truncated: result!.truncated,
-    execution_key: executionKey,
-  };
+  return { rows: result!.rows, truncated: result!.truncated, executionKey };
 }
 
 /** Every string inside a secret value (at least 4 characters), to keep out of error details. */
@@ -147,39 +138,15 @@ export function toAnalyticsError(e: unknown, redact: string[]): unknown {
   return analyticsErrors.execution(message);
 }
 
-export interface ExecutionView {
-  execution_key: string;
-  engine: string;
-  status: string;
-  error_code: string | null;
-  row_count: number;
-  truncated: boolean;
-  duration_ms: number;
-  user: number | null;
-  created_at: string;
-}
+/** One logged run of a query (never its parameter values). */
+export type Execution = Omit<ExecutionRow, 'queryId'>;
 
-const toExecutionView = (r: ExecutionRow): ExecutionView => ({
-  execution_key: r.executionKey,
-  engine: r.engine,
-  status: r.status,
-  error_code: r.errorCode,
-  row_count: r.rowCount,
-  truncated: r.truncated,
-  duration_ms: r.durationMs,
-  user: r.userId,
-  created_at: r.createdAt.toISOString(),
-});
+const toExecution = ({ queryId: _q, ...e }: ExecutionRow): Execution => e;
 
 /** The executions of a query, newest first, a page of them. */
-export async function listExecutions(
-  ctx: RequestContext,
-  appRef: string,
-  slug: string,
-  input: ListInput,
-): Promise<ListResult<ExecutionView>> {
+export async function listExecutions(ctx: RequestContext, appRef: string, slug: string, input: ListInput): Promise<ListResult<Execution>> {
   const { row, site } = await loadQuery(ctx, appRef, slug, 'analytics:read');
   const page = pageRequest(input);
   const { rows, total } = await executionRepository.page(ctx.platform.pool, site.id, row.id, page.pageSize, page.offset);
-  return { items: rows.map(toExecutionView), count: total, page };
+  return { items: rows.map(toExecution), count: total, page };
 }

@@ -19,32 +19,34 @@ import { queryRepository, type QueryFields, type QueryRow } from './query.reposi
 
 export type AnalyticsPermission = 'analytics:read' | 'analytics:execute' | 'analytics:write';
 
-export interface AnalyticsQueryView {
+/** A saved query as the services answer it; each transport renders its own view. */
+export interface AnalyticsQuery {
   id: string;
   name: string;
   slug: string;
   description: string;
-  app: string;
-  connection_type: 'external' | 'internal';
-  secret_key: string | null;
-  query_text: string;
+  /** The slug of the query's app. */
+  appSlug: string;
+  connectionType: 'external' | 'internal';
+  secretKey: string | null;
+  queryText: string;
   tags: string[];
-  created_at: string;
-  updated_at: string;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-export const toQueryView = (r: QueryRow, app: Pick<AppRow, 'slug'>): AnalyticsQueryView => ({
+export const toAnalyticsQuery = (r: QueryRow, app: Pick<AppRow, 'slug'>): AnalyticsQuery => ({
   id: r.id,
   name: r.name,
   slug: r.slug,
   description: r.description,
-  app: app.slug,
-  connection_type: r.connectionType,
-  secret_key: r.secretKey,
-  query_text: r.queryText,
+  appSlug: app.slug,
+  connectionType: r.connectionType,
+  secretKey: r.secretKey,
+  queryText: r.queryText,
   tags: r.tags,
-  created_at: r.createdAt.toISOString(),
-  updated_at: r.updatedAt.toISOString(),
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
 });
 
 export interface AppScope {
@@ -103,21 +105,21 @@ async function checkFields(ctx: RequestContext, scope: AppScope, f: QueryFields)
 }
 
 /** The saved queries of an app, a page of them (REST and GraphQL render their own envelope). */
-export async function listQueries(ctx: RequestContext, appRef: string, input: ListInput): Promise<ListResult<AnalyticsQueryView>> {
+export async function listQueries(ctx: RequestContext, appRef: string, input: ListInput): Promise<ListResult<AnalyticsQuery>> {
   const scope = await loadAppFor(ctx, appRef, 'analytics:read');
   const page = pageRequest(input);
   const { rows, total } = await queryRepository.page(ctx.platform.pool, scope.site.id, scope.app.id, page.pageSize, page.offset);
-  return { items: rows.map((r) => toQueryView(r, scope.app)), count: total, page };
+  return { items: rows.map((r) => toAnalyticsQuery(r, scope.app)), count: total, page };
 }
 
-export async function getQuery(ctx: RequestContext, appRef: string, slug: string): Promise<AnalyticsQueryView> {
+export async function getQuery(ctx: RequestContext, appRef: string, slug: string): Promise<AnalyticsQuery> {
   const { row, app } = await loadQuery(ctx, appRef, slug, 'analytics:read');
-  return toQueryView(row, app);
+  return toAnalyticsQuery(row, app);
 }
 
 const userIdOf = (ctx: RequestContext): number | null => (ctx.principal.kind === 'user' ? ctx.principal.userId : null);
 
-export async function createQuery(ctx: RequestContext, appRef: string, input: QueryInput): Promise<AnalyticsQueryView> {
+export async function createQuery(ctx: RequestContext, appRef: string, input: QueryInput): Promise<AnalyticsQuery> {
   const scope = await loadAppFor(ctx, appRef, 'analytics:write');
   const fields = parseQueryInput(input, null);
   await checkFields(ctx, scope, fields);
@@ -129,22 +131,22 @@ export async function createQuery(ctx: RequestContext, appRef: string, input: Qu
   }).catch((e) => {
     throw mapDbError(e);
   });
-  return toQueryView(row, scope.app);
+  return toAnalyticsQuery(row, scope.app);
 }
 
-export async function updateQuery(ctx: RequestContext, appRef: string, slug: string, input: QueryInput): Promise<AnalyticsQueryView> {
+export async function updateQuery(ctx: RequestContext, appRef: string, slug: string, input: QueryInput): Promise<AnalyticsQuery> {
   const { row, ...scope } = await loadQuery(ctx, appRef, slug, 'analytics:write');
   const fields = parseQueryInput(input, row);
   await checkFields(ctx, scope, fields);
   const updated = await queryRepository.update(ctx.platform.pool, scope.site.id, row.id, fields).catch((e) => {
     throw mapDbError(e);
   });
-  return toQueryView(updated, scope.app);
+  return toAnalyticsQuery(updated, scope.app);
 }
 
 /** Deletes a saved query; answers it as it was. */
-export async function deleteQuery(ctx: RequestContext, appRef: string, slug: string): Promise<AnalyticsQueryView> {
+export async function deleteQuery(ctx: RequestContext, appRef: string, slug: string): Promise<AnalyticsQuery> {
   const { row, site, app } = await loadQuery(ctx, appRef, slug, 'analytics:write');
   await queryRepository.remove(ctx.platform.pool, site.id, row.id);
-  return toQueryView(row, app);
+  return toAnalyticsQuery(row, app);
 }

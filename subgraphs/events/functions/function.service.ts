@@ -5,60 +5,64 @@ import crypto from 'node:crypto';
 import type { RequestContext } from '../../core/context.js';
 import { isUniqueViolation } from '../../core/db.js';
 import { errors } from '../../core/errors.js';
-import { pageRequest, type ListInput } from '../../core/listing.js';
+import { pageRequest, type ListInput, type ListResult } from '../../core/listing.js';
 import { isUuid, slugify, withUniqueSlug } from '../../core/slug.js';
 import { can, requireApp, resolveApp, type AppRow } from '../../tenancy/tenancy.api.js';
 import { eventsErrors } from '../events-errors.js';
 import { completeFunction, FUNCTION_DEFAULTS, parseFunctionInput, type FunctionFields } from './function-input.js';
-import { functionRepository as repo, type FunctionRow, type FunctionWrite } from './function.repository.js';
+import { functionRepository as repo, type ExecutionMode, type FunctionRow, type FunctionWrite } from './function.repository.js';
 
 export type { FunctionRow };
 
-export interface FunctionView {
+/** A function as the services answer it; REST and GraphQL render their own views. */
+export interface EventFunction {
   id: number;
+  siteId: number;
+  appId: number;
+  /** The function's app: UUID, slug and name. */
+  app: { uuid: string; slug: string; name: string };
   name: string;
   slug: string;
   description: string;
-  execution_mode: string;
+  executionMode: ExecutionMode;
   code: string;
-  webhook_url: string | null;
+  webhookUrl: string | null;
   headers: Record<string, string>;
-  system_function: string | null;
-  timeout_seconds: number;
-  filter_conditions: string | null;
-  is_active: boolean;
-  is_public: boolean;
-  app: { id: string; slug: string; name: string };
-  created_at: string;
-  updated_at: string;
-  /** Only in the answer that generated it. */
-  webhook_secret?: string;
+  systemFunction: string | null;
+  timeoutSeconds: number;
+  filterConditions: string | null;
+  isActive: boolean;
+  isPublic: boolean;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-/** The view plus the ids GraphQL needs for nested fields (REST answers the view alone). */
-export type FunctionResult = FunctionView & { site_id: number; app_id: number };
-
-export function toFunctionView(f: FunctionRow, secretShownOnce?: string): FunctionView {
-  return {
-    id: f.id,
-    name: f.name,
-    slug: f.slug,
-    description: f.description,
-    execution_mode: f.execution_mode,
-    code: f.code,
-    webhook_url: f.webhook_url,
-    headers: f.headers,
-    system_function: f.system_name,
-    timeout_seconds: f.timeout_seconds,
-    filter_conditions: f.filter_conditions,
-    is_active: f.is_active,
-    is_public: f.is_public,
-    app: { id: f.app_uuid, slug: f.app_slug, name: f.app_name },
-    created_at: f.created_at.toISOString(),
-    updated_at: f.updated_at.toISOString(),
-    ...(secretShownOnce ? { webhook_secret: secretShownOnce } : {}),
-  };
+/** A created or changed function, and the proxy signing secret when this write generated it (shown once). */
+export interface SavedFunction {
+  function: EventFunction;
+  webhookSecret: string | null;
 }
+
+export const toEventFunction = (f: FunctionRow): EventFunction => ({
+  id: f.id,
+  siteId: f.site_id,
+  appId: f.app_id,
+  app: { uuid: f.app_uuid, slug: f.app_slug, name: f.app_name },
+  name: f.name,
+  slug: f.slug,
+  description: f.description,
+  executionMode: f.execution_mode,
+  code: f.code,
+  webhookUrl: f.webhook_url,
+  headers: f.headers,
+  systemFunction: f.system_name,
+  timeoutSeconds: f.timeout_seconds,
+  filterConditions: f.filter_conditions,
+  isActive: f.is_active,
+  isPublic: f.is_public,
+  createdAt: f.created_at,
+  updatedAt: f.updated_at,
+});
 
 /** The app of the path, and 403 unless the caller holds `permission` on its site. */
 export async function appFor(ctx: RequestContext, appRef: string, permission: string): Promise<AppRow> {
@@ -69,11 +73,11 @@ export async function appFor(ctx: RequestContext, appRef: string, permission: st
   return app;
 }
 
-export async function listFunctions(ctx: RequestContext, appRef: string, input: ListInput) {
+export async function listFunctions(ctx: RequestContext, appRef: string, input: ListInput): Promise<ListResult<EventFunction>> {
   const app = await appFor(ctx, appRef, 'functions:read');
   const page = pageRequest(input);
   const { rows, count } = await repo.list(ctx.platform.pool, app.siteId, app.id, page.pageSize, page.offset);
-  return { page, count, items: rows };
+  return { page, count, items: rows.map(toEventFunction) };
 }
 
 export async function findFunction(ctx: RequestContext, app: AppRow, slug: string): Promise<FunctionRow> {
@@ -82,8 +86,8 @@ export async function findFunction(ctx: RequestContext, app: AppRow, slug: strin
   return row;
 }
 
-export async function getFunction(ctx: RequestContext, appRef: string, slug: string): Promise<FunctionRow> {
-  return findFunction(ctx, await appFor(ctx, appRef, 'functions:read'), slug);
+export async function getFunction(ctx: RequestContext, appRef: string, slug: string): Promise<EventFunction> {
+  return toEventFunction(await findFunction(ctx, await appFor(ctx, appRef, 'functions:read'), slug));
 }
 
 const newSecret = () => 'whsec_' + crypto.randomBytes(32).toString('base64');
@@ -91,7 +95,7 @@ const newSecret = () => 'whsec_' + crypto.randomBytes(32).toString('base64');
 const slugTaken = (slug: string) =>
   errors.invalid('Invalid input.', { slug: [`A function with slug "${slug}" already exists in this app.`] });
 
-export async function createFunction(ctx: RequestContext, appRef: string, fields: FunctionFields): Promise<FunctionResult> {
+export async function createFunction(ctx: RequestContext, appRef: string, fields: FunctionFields): Promise<SavedFunction> {
   const app = await appFor(ctx, appRef, 'functions:write');
   const input = parseFunctionInput(fields, false);
   const f = completeFunction({ ...FUNCTION_DEFAULTS, name: input.name!, slug: '' }, input);
@@ -113,7 +117,7 @@ export async function createFunction(ctx: RequestContext, appRef: string, fields
     });
   }
   const row = (await repo.findById(pool, app.siteId, id))!;
-  return { ...toFunctionView(row, secret ?? undefined), site_id: row.site_id, app_id: row.app_id };
+  return { function: toEventFunction(row), webhookSecret: secret };
 }
 
 export async function updateFunction(
@@ -122,7 +126,7 @@ export async function updateFunction(
   slug: string,
   fields: FunctionFields,
   partial: boolean,
-): Promise<FunctionResult> {
+): Promise<SavedFunction> {
   const app = await appFor(ctx, appRef, 'functions:write');
   const row = await findFunction(ctx, app, slug);
   const input = parseFunctionInput(fields, partial);
@@ -138,13 +142,13 @@ export async function updateFunction(
     throw e;
   }
   const saved = (await repo.findById(ctx.platform.pool, app.siteId, row.id))!;
-  return { ...toFunctionView(saved, fresh ?? undefined), site_id: saved.site_id, app_id: saved.app_id };
+  return { function: toEventFunction(saved), webhookSecret: fresh };
 }
 
 /** Deletes a function; answers it as it was. */
-export async function deleteFunction(ctx: RequestContext, appRef: string, slug: string) {
+export async function deleteFunction(ctx: RequestContext, appRef: string, slug: string): Promise<EventFunction> {
   const app = await appFor(ctx, appRef, 'functions:write');
   const row = await findFunction(ctx, app, slug);
   await repo.remove(ctx.platform.pool, app.siteId, row.id);
-  return { ...toFunctionView(row), site_id: row.site_id, app_id: row.app_id };
+  return toEventFunction(row);
 }

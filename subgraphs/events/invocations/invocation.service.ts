@@ -4,7 +4,7 @@
 // (functions:read). An API key sees the invocations of its own app only.
 import type { RequestContext } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
-import { listInputFromQuery, pageRequest, param, type ListInput, type Query } from '../../core/listing.js';
+import { listInputFromQuery, pageRequest, param, type ListInput, type ListResult, type Query } from '../../core/listing.js';
 import { isUuid } from '../../core/slug.js';
 import { can } from '../../tenancy/tenancy.api.js';
 import { enqueue } from '../delivery/delivery.js';
@@ -41,6 +41,7 @@ function callerView(ctx: RequestContext): unknown {
   return null;
 }
 
+/** A run at once (its outcome) or a queued run (`async`: its task id to poll). */
 export type ExecuteResult =
   | {
       async: false;
@@ -49,10 +50,10 @@ export type ExecuteResult =
       logs: string[];
       error: string | null;
       status: string;
-      invocation_id: number;
-      task_id: string;
+      invocationId: number;
+      taskId: string;
     }
-  | { async: true; task_id: string; invocation_id: number };
+  | { async: true; taskId: string; invocationId: number };
 
 export async function executeFunction(ctx: RequestContext, appRef: string, slug: string, input: ExecuteInput): Promise<ExecuteResult> {
   const app = await appFor(ctx, appRef, 'functions:execute');
@@ -63,7 +64,7 @@ export async function executeFunction(ctx: RequestContext, appRef: string, slug:
   if (input.async) {
     const inv = (await repo.create(pool, base))!;
     await enqueue(ctx.platform, { siteId: app.siteId, invocationId: inv.id, user: callerView(ctx) }, inv.task_id, 1);
-    return { async: true, task_id: inv.task_id, invocation_id: inv.id };
+    return { async: true, taskId: inv.task_id, invocationId: inv.id };
   }
   const inv = (await repo.create(pool, { ...base, status: 'running' }))!;
   const outcome = await runFunction(ctx.platform, { fn, params: input.params, user: callerView(ctx) });
@@ -75,8 +76,8 @@ export async function executeFunction(ctx: RequestContext, appRef: string, slug:
     logs: outcome.logs,
     error: outcome.error,
     status: outcome.status,
-    invocation_id: inv.id,
-    task_id: inv.task_id,
+    invocationId: inv.id,
+    taskId: inv.task_id,
   };
 }
 
@@ -128,7 +129,7 @@ function functionIdOf(id: number | null | undefined): number | undefined {
   return id;
 }
 
-export async function listInvocations(ctx: RequestContext, input: InvocationListInput) {
+export async function listInvocations(ctx: RequestContext, input: InvocationListInput): Promise<ListResult<Invocation>> {
   const site = await readSite(ctx);
   const page = pageRequest(input);
   const { rows, count } = await repo.list(
@@ -143,61 +144,74 @@ export async function listInvocations(ctx: RequestContext, input: InvocationList
     page.pageSize,
     page.offset,
   );
-  return { page, count, items: rows };
+  return { page, count, items: rows.map(toInvocation) };
 }
 
-export async function getInvocation(ctx: RequestContext, rawId: string): Promise<InvocationRow> {
+export async function getInvocation(ctx: RequestContext, rawId: string): Promise<Invocation> {
   const site = await readSite(ctx);
   if (!/^\d{1,9}$/.test(rawId)) throw eventsErrors.invocationNotFound();
   const row = await repo.find(ctx.platform.pool, site.id, Number(rawId));
   if (!row || !(await visible(ctx, row, (r) => appIdOf(ctx, r)))) throw eventsErrors.invocationNotFound();
-  return row;
+  return toInvocation(row);
 }
 
-export async function getResult(ctx: RequestContext, taskId: string): Promise<InvocationRow> {
+export async function getResult(ctx: RequestContext, taskId: string): Promise<Invocation> {
   const site = await readSite(ctx);
   if (!isUuid(taskId)) throw eventsErrors.invocationNotFound();
   const row = await repo.findByTask(ctx.platform.pool, site.id, taskId);
   if (!row || !(await visible(ctx, row, (r) => appIdOf(ctx, r)))) throw eventsErrors.invocationNotFound();
-  return row;
+  return toInvocation(row);
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+/** One run of a function, as the services answer it. */
+export interface Invocation {
+  id: number;
+  functionId: number;
+  functionName: string;
+  functionSlug: string;
+  appSlug: string;
+  triggerType: InvocationRow['trigger_type'];
+  event: string | null;
+  status: InvocationRow['status'];
+  taskId: string;
+  idempotencyKey: string | null;
+  params: unknown;
+  result: unknown;
+  error: string | null;
+  logs: string[];
+  attempts: number;
+  maxAttempts: number;
+  deliveries: number;
+  deadLetter: boolean;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  durationMs: number | null;
+  createdAt: Date;
+}
 
-export const toInvocationView = (i: InvocationRow) => ({
+export const toInvocation = (i: InvocationRow): Invocation => ({
   id: i.id,
-  function: i.function_id,
-  function_name: i.function_name,
-  function_slug: i.function_slug,
-  app_slug: i.app_slug,
-  trigger_type: i.trigger_type,
+  functionId: i.function_id,
+  functionName: i.function_name,
+  functionSlug: i.function_slug,
+  appSlug: i.app_slug,
+  triggerType: i.trigger_type,
   event: i.event,
   status: i.status,
-  task_id: i.task_id,
-  idempotency_key: i.idempotency_key,
+  taskId: i.task_id,
+  idempotencyKey: i.idempotency_key,
   params: i.params,
   result: i.result,
   error: i.error,
   logs: i.logs,
   attempts: i.attempts,
-  max_attempts: i.max_attempts,
+  maxAttempts: i.max_attempts,
   deliveries: i.deliveries,
-  dead_letter: i.dead_letter,
-  started_at: iso(i.started_at),
-  finished_at: iso(i.finished_at),
-  duration_ms: i.duration_ms,
-  created_at: iso(i.created_at),
-});
-
-export const toResultView = (i: InvocationRow) => ({
-  task_id: i.task_id,
-  invocation_id: i.id,
-  status: i.status,
-  ready: ['succeeded', 'failed', 'timed_out'].includes(i.status),
-  success: i.status === 'succeeded',
-  result: i.result,
-  error: i.error,
-  logs: i.logs,
+  deadLetter: i.dead_letter,
+  startedAt: i.started_at,
+  finishedAt: i.finished_at,
+  durationMs: i.duration_ms,
+  createdAt: i.created_at,
 });
 
 /** Runs of one function (GraphQL `Function.invocations`): functions:read on its site. */
@@ -205,7 +219,7 @@ export async function listFunctionInvocations(
   ctx: RequestContext,
   fn: { id: number; siteId: number; appId: number },
   input: Omit<InvocationListInput, 'functionId'>,
-) {
+): Promise<ListResult<Invocation>> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   if (!(await can(ctx, 'functions:read', 'site', fn.siteId))) throw errors.permissionDenied();
   if (ctx.principal.kind === 'api_key' && ctx.principal.appId !== fn.appId) throw errors.permissionDenied();
@@ -221,5 +235,5 @@ export async function listFunctionInvocations(
     page.pageSize,
     page.offset,
   );
-  return { page, count, items: rows };
+  return { page, count, items: rows.map(toInvocation) };
 }

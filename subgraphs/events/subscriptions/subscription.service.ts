@@ -4,11 +4,12 @@
 import type { RequestContext } from '../../core/context.js';
 import { isUniqueViolation } from '../../core/db.js';
 import { errors } from '../../core/errors.js';
-import { can, resolveApp } from '../../tenancy/tenancy.api.js';
+import { can } from '../../tenancy/tenancy.api.js';
 import { compileFilter } from '../delivery/cel-filter.js';
 import { EVENT_NAMES, isEventName, type EventName } from '../event-names.js';
 import { eventsErrors } from '../events-errors.js';
 import { functionRepository } from '../functions/function.repository.js';
+import { appFor } from '../functions/function.service.js';
 import { subscriptionRepository as repo, type SubscriptionRow } from './subscription.repository.js';
 
 export function listEventNames(ctx: RequestContext): readonly EventName[] {
@@ -55,7 +56,7 @@ async function siteFunction(ctx: RequestContext, siteId: number, raw: unknown) {
   return fn;
 }
 
-export async function subscribe(ctx: RequestContext, eventName: string, input: SubscribeInput): Promise<SubscriptionRow> {
+export async function subscribe(ctx: RequestContext, eventName: string, input: SubscribeInput): Promise<Subscription> {
   const event = requireEvent(eventName);
   const site = await siteForWrite(ctx);
   const fn = await siteFunction(ctx, site.id, input.functionId);
@@ -81,48 +82,60 @@ export async function subscribe(ctx: RequestContext, eventName: string, input: S
     if (isUniqueViolation(e)) throw eventsErrors.alreadySubscribed(fn.name, event);
     throw e;
   }
-  return (await repo.find(ctx.platform.pool, site.id, id))!;
+  return toSubscription((await repo.find(ctx.platform.pool, site.id, id))!);
 }
 
 /** Removes a subscription; answers it as it was. */
-export async function unsubscribe(ctx: RequestContext, eventName: string, input: SubscribeInput): Promise<SubscriptionRow> {
+export async function unsubscribe(ctx: RequestContext, eventName: string, input: SubscribeInput): Promise<Subscription> {
   const event = requireEvent(eventName);
   const site = await siteForWrite(ctx);
   const fn = await siteFunction(ctx, site.id, input.functionId);
   const [sub] = (await repo.ofApp(ctx.platform.pool, site.id, fn.app_id, event)).filter((s) => s.function_id === fn.id);
   if (!sub || !(await repo.remove(ctx.platform.pool, site.id, event, fn.id))) throw eventsErrors.notSubscribed(fn.name, event);
-  return sub;
+  return toSubscription(sub);
 }
 
-export async function appEventSubscribers(ctx: RequestContext, appRef: string, eventName: string) {
-  const app = await resolveApp(ctx, appRef);
-  if (!(await can(ctx, 'functions:write', 'site', app.siteId))) throw errors.permissionDenied();
-  const event = requireEvent(eventName);
-  const rows = await repo.ofApp(ctx.platform.pool, app.siteId, app.id, event);
-  return { event, app: { id: app.id, name: app.name, slug: app.slug }, total_subscribers: rows.length, subscribers: rows };
+/** A function's subscription to an event, as the services answer it. */
+export interface Subscription {
+  id: number;
+  event: string;
+  functionId: number;
+  functionName: string;
+  functionSlug: string;
+  /** The function's CEL filter (it belongs to the function). */
+  filterConditions: string | null;
+  appId: number;
+  appName: string;
+  appSlug: string;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-export const toSubscriptionView = (s: SubscriptionRow) => ({
+export const toSubscription = (s: SubscriptionRow): Subscription => ({
   id: s.id,
   event: s.event,
-  function: s.function_id,
-  function_name: s.function_name,
-  function_slug: s.function_slug,
-  app_name: s.app_name,
-  app_slug: s.app_slug,
-  created_at: s.created_at.toISOString(),
-  updated_at: s.updated_at.toISOString(),
+  functionId: s.function_id,
+  functionName: s.function_name,
+  functionSlug: s.function_slug,
+  filterConditions: s.filter_conditions,
+  appId: s.app_id,
+  appName: s.app_name,
+  appSlug: s.app_slug,
+  createdAt: s.created_at,
+  updatedAt: s.updated_at,
 });
 
-export const toSubscriberView = (s: SubscriptionRow) => ({
-  subscriber_id: s.id,
-  event: s.event,
-  function_id: s.function_id,
-  function_name: s.function_name,
-  function_slug: s.function_slug,
-  filter_conditions: s.filter_conditions,
-  app_id: s.app_id,
-  app_name: s.app_name,
-  app_slug: s.app_slug,
-  created_at: s.created_at.toISOString(),
-});
+/** An app's subscriptions to one event. */
+export interface AppEventSubscribers {
+  event: EventName;
+  app: { id: number; uuid: string; name: string; slug: string };
+  subscribers: Subscription[];
+}
+
+/** An app's subscribers of one event (functions:write on the app's site, as the seed's route). */
+export async function appEventSubscribers(ctx: RequestContext, appRef: string, eventName: string): Promise<AppEventSubscribers> {
+  const app = await appFor(ctx, appRef, 'functions:write');
+  const event = requireEvent(eventName);
+  const rows = await repo.ofApp(ctx.platform.pool, app.siteId, app.id, event);
+  return { event, app: { id: app.id, uuid: app.uuid, name: app.name, slug: app.slug }, subscribers: rows.map(toSubscription) };
+}

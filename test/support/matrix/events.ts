@@ -78,6 +78,8 @@ export const eventsFixture: ModuleFixture = {
     'GET /result/:task_id/': async (w) => rest(w, `/api/result/${(w.state.eventsInvocation as { task: string }).task}/`),
   },
   fields: {
+    'Query.invocations': async (w) => gql(w, `{ invocations(function: ${fn(w).id}, pageSize: 5) { total items { id } } }`),
+    'Query.invocation': async (w) => gql(w, `{ invocation(id: ${(w.state.eventsInvocation as { id: number }).id}) { id status } }`),
     'Mutation.createFunction': async (w) =>
       gql(w, `mutation ($i: FunctionInput!) { createFunction(app: "${w.app.slug}", input: $i) { function { slug } } }`, {
         i: { name: w.unique('gql-fn-'), code: CODE },
