@@ -12,7 +12,7 @@ export async function benchCallers(env: BenchEnv, orgSlug: string, permissions: 
   for (let i = 0; i < n; i++) {
     const user = await userRepository.create(platform.prisma, {
       username: `${orgSlug}-caller-${i}-${Date.now().toString(36)}`,
-      email: `caller${i}@example.test`,
+      email: `${orgSlug}-caller-${i}@example.test`,
       passwordHash: 'unusable',
     });
     await platform.pool.query(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', $3)`, [
