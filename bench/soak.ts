@@ -6,6 +6,7 @@
 // that stops growing (docs: bench/RESULTS.md "Soak").
 import http from 'node:http';
 import autocannon from 'autocannon';
+import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
 import type { BenchEnv, Request } from './bench-types.js';
 
 const TENANTS = 4;
@@ -116,6 +117,15 @@ async function drive(env: BenchEnv, requests: Request[], seconds: number, rate?:
   };
 }
 
+/**
+ * The requests with a newly signed access token, as a client refreshes it: a soak outlives the
+ * token's lifetime (JWT_ACCESS_TTL, 15 min), and every request would answer 401 after it.
+ */
+const withFreshToken = (env: BenchEnv, reqs: Request[]): Request[] => {
+  const authorization = `Bearer ${signAccessToken(env.platform, env.user)}`;
+  return reqs.map((r) => ({ ...r, headers: { ...r.headers, authorization } }));
+};
+
 export async function soak(env: BenchEnv, minutes: number, rate?: number): Promise<void> {
   const requests: Request[] = [];
   for (let i = 0; i < TENANTS; i++) requests.push(...(await tenant(env, i)));
@@ -126,7 +136,7 @@ export async function soak(env: BenchEnv, minutes: number, rate?: number): Promi
     .map((x) => x.r);
   let target = rate;
   if (!target) {
-    const peak = await drive(env, mixed, 10);
+    const peak = await drive(env, withFreshToken(env, mixed), 10);
     target = Math.max(1, Math.round(peak.requests / 10 / 2));
     process.stdout.write(
       `# peak of the mix: ${(peak.requests / 10).toFixed(0)} req/s (${peak.errors} errors); soaking at ${target} req/s\n`,
@@ -135,7 +145,7 @@ export async function soak(env: BenchEnv, minutes: number, rate?: number): Promi
   process.stdout.write(`# ${minutes} min at ${target} req/s, ${TENANTS} tenants, ${mixed.length} request kinds, 10 connections\n`);
   process.stdout.write('minute  requests  errors  p50 ms  p99 ms  rss MiB\n');
   for (let m = 1; m <= minutes; m++) {
-    const r = await drive(env, mixed, 60, target);
+    const r = await drive(env, withFreshToken(env, mixed), 60, target);
     const rss = process.memoryUsage().rss / 1024 / 1024;
     process.stdout.write(
       `${String(m).padStart(6)}  ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${r.p50.toFixed(1).padStart(6)}  ${r.p99

@@ -44,6 +44,8 @@ async function chQuery(sql: string): Promise<string> {
   return res.text();
 }
 
+let pgServer: { host: string; port: number; username: string; password: string };
+
 beforeAll(async () => {
   t = await startTestApp({ ANALYTICS_MAX_ROWS: '50', ANALYTICS_TIMEOUT_MS: '1500' });
   const owner = await t.createUser();
@@ -56,7 +58,15 @@ beforeAll(async () => {
   await q(
     `CREATE TABLE ext_src.sales AS SELECT g AS id, CASE WHEN g % 2 = 0 THEN 'north' ELSE 'south' END AS region, g AS amount FROM generate_series(1, 100) g`,
   );
-  const pg = { host: '127.0.0.1', port: 5432, database: dbName, username: 'postgres', password: 'unused-trust' };
+  // The test database's own server (the machine's on 5432 in CI, or the run's embedded one).
+  const u = new URL(t.platform.databaseUrl);
+  pgServer = {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    username: decodeURIComponent(u.username) || 'postgres',
+    password: decodeURIComponent(u.password) || 'unused-trust',
+  };
+  const pg = { ...pgServer, database: dbName };
   await secret('pg', 'analytics-postgresql', pg);
   await secret('rs', 'analytics-redshift', pg);
   await secret('lookup', 'json', { region: 'north', min: 90 });
@@ -154,7 +164,7 @@ describe('PostgreSQL and Redshift', () => {
     const fixed = await call('PUT', '/api/secrets/down/', {
       key: 'down',
       secret_type: 'analytics-postgresql',
-      value: { host: '127.0.0.1', port: 5432, database: dbName, username: 'postgres', password: 'x' },
+      value: { ...pgServer, database: dbName },
     });
     expect(fixed.status).toBe(200);
     expect((await run('pg-down', {})).body.data).toEqual([{ one: 1 }]);
