@@ -63,6 +63,7 @@ async function tenant(env: BenchEnv, i: number): Promise<Request[]> {
   const created = await must(call(env, host, 'POST', `/api/apps/${app.slug}/datatables/notes/data/`, rows), 'rows');
   const id = created.data[100].id;
   const writeId = created.data[150].id;
+  const gqlWriteId = created.data[160].id;
   await must(
     call(env, host, 'POST', '/api/secrets/', { secret_type: 'basic-auth', key: 'soak', value: { username: 'u', password: 'soak-pass' } }),
     'secret',
@@ -85,9 +86,13 @@ async function tenant(env: BenchEnv, i: number): Promise<Request[]> {
     gql('query Q($app: String!) { records(app: $app, table: "notes", pageSize: 25, sort: ["-views"]) { total items { id data } } }', {
       app: app.slug,
     }),
-    gql('mutation M($app: String!) { createRecord(app: $app, table: "notes", data: {title: "soak gql", views: 2}) { id } }', {
-      app: app.slug,
-    }),
+    gql(
+      'mutation M($app: String!, $id: ID!) { updateRecord(app: $app, table: "notes", id: $id, data: {title: "soak gql", views: 2}) { id } }',
+      {
+        app: app.slug,
+        id: gqlWriteId,
+      },
+    ),
     { method: 'GET', url: '/api/secrets/soak/', headers },
   ];
 }
