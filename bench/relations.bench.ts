@@ -79,6 +79,18 @@ async function byIds(env: BenchEnv, name: string, table: string, columns: string
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+/** The authors of a page's posts: one `= ANY` query. */
+async function authorsOf(env: BenchEnv, posts: Row[]): Promise<Map<unknown, Row>> {
+  const t = await world(env);
+  return byIds(
+    env,
+    'authors',
+    t.authors,
+    '"id", "name", "country"',
+    posts.map((r) => r.author),
+  );
+}
+
 const GQL_PAGE = `query Posts($filter: JSON, $sort: [String!]) {
   records(app: "bench", table: "posts", filter: $filter, sort: $sort, pageSize: 25) {
     total page pageSize items { id data author: related(name: "author") { id data } }
@@ -103,16 +115,9 @@ export const RELATIONS_BENCHMARKS: Benchmark[] = [
       }));
     },
     bare: (env) => async (request) => {
-      const t = await world(env);
       const minViews = /views__gte=(\d+)/.exec(request.url)?.[1] ?? '100';
       const page = await bestPage(env, 25, minViews);
-      const authors = await byIds(
-        env,
-        'authors',
-        t.authors,
-        '"id", "name", "country"',
-        page.rows.map((r) => r.author),
-      );
+      const authors = await authorsOf(env, page.rows);
       return {
         data: page.rows.map((r) => ({ ...r, author: r.author === null ? null : (authors.get(r.author) ?? null) })),
         total: page.total,
@@ -134,15 +139,8 @@ export const RELATIONS_BENCHMARKS: Benchmark[] = [
     },
     rest: async (env) => ({ method: 'GET', url: PAGE_25, headers: auth(env.token) }),
     bare: (env) => async () => {
-      const t = await world(env);
       const page = await bestPage(env, 25);
-      const authors = await byIds(
-        env,
-        'authors',
-        t.authors,
-        '"id", "name", "country"',
-        page.rows.map((r) => r.author),
-      );
+      const authors = await authorsOf(env, page.rows);
       return {
         data: {
           records: {
@@ -167,13 +165,7 @@ export const RELATIONS_BENCHMARKS: Benchmark[] = [
     bare: (env) => async () => {
       const t = await world(env);
       const page = await bestPage(env, 100);
-      const authors = await byIds(
-        env,
-        'authors',
-        t.authors,
-        '"id", "name", "country"',
-        page.rows.map((r) => r.author),
-      );
+      const authors = await authorsOf(env, page.rows);
       const countries = await byIds(
         env,
         'countries',
