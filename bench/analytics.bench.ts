@@ -4,8 +4,7 @@
 // the logical-name rewrite, the site role, the READ ONLY transaction and the execution log.
 // Executions of one query by one caller run one at a time (docs/analytics.md), so with several
 // connections the platform side is sequential: compare with `--connections 1` as well.
-import http from 'node:http';
-import { benchDataTable } from './data-fixture.js';
+import { benchDataTable, postJson } from './data-fixture.js';
 import type { Benchmark, BenchEnv } from './bench-types.js';
 
 const SLUG = 'bench-analytics';
@@ -13,19 +12,6 @@ const HOST = `${SLUG}.localhost`;
 const SQL = 'SELECT region, count(*) AS n, sum(amount) AS total FROM orders WHERE amount > {{ min }} GROUP BY region ORDER BY region';
 
 let physical: string | null = null;
-
-function post(base: string, path: string, token: string, body: unknown): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const headers = { host: HOST, authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const r = http.request(base + path, { method: 'POST', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    r.on('error', reject);
-    r.end(JSON.stringify(body));
-  });
-}
 
 async function world(env: BenchEnv): Promise<string> {
   if (physical) return physical;
@@ -42,7 +28,7 @@ async function world(env: BenchEnv): Promise<string> {
     `INSERT INTO ${physical} ("region", "amount") SELECT (ARRAY['north', 'south', 'east', 'west'])[1 + g % 4], g % 1000 FROM generate_series(1, 100000) AS g`,
   );
   await env.platform.pool.query(`ANALYZE ${physical}`);
-  const made = await post(env.base, '/api/apps/bench/analytics/queries/', env.token, {
+  const made = await postJson(env.base, HOST, '/api/apps/bench/analytics/queries/', env.token, {
     name: 'Regions',
     connection_type: 'internal',
     query_text: SQL,

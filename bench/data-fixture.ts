@@ -3,7 +3,13 @@
 import http from 'node:http';
 import type { BenchEnv } from './bench-types.js';
 
-function postJson(base: string, host: string, path: string, token: string, body: unknown): Promise<{ status: number; text: string }> {
+export function postJson(
+  base: string,
+  host: string,
+  path: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const headers = { host, authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const r = http.request(base + path, { method: 'POST', headers }, (res) => {
