@@ -1,9 +1,10 @@
 // `npm run bench -- --soak MINUTES [--rate N]`: a steady mix of reads and writes from several
 // tenants, REST and GraphQL, at a fixed rate, for MINUTES minutes. Prints one line per minute:
-// requests, errors (non-2xx, socket errors, time-outs), p50/p99 latency and the process's RSS
-// (the platform and the load generator's worker thread share the process). Without --rate it
-// first measures the mix's peak for 10 s and runs at half of it. Targets: zero errors, and RSS
-// that stops growing (docs: bench/RESULTS.md "Soak").
+// requests, errors (non-2xx, socket errors, time-outs), p50/p99 latency, the process's RSS (the
+// platform and the load generator's worker thread share the process) and the heap still in use
+// after a full garbage collection. Without --rate it first measures the mix's peak for 10 s and
+// runs at half of it. Targets: zero errors, and memory that stops growing (docs:
+// bench/RESULTS.md "Soak").
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
@@ -152,14 +153,22 @@ export async function soak(env: BenchEnv, minutes: number, rate?: number): Promi
     );
   }
   process.stdout.write(`# ${minutes} min at ${target} req/s, ${TENANTS} tenants, ${mixed.length} request kinds, 10 connections\n`);
-  process.stdout.write('minute  requests  errors  p50 ms  p99 ms  rss MiB\n');
+  // RSS swings with garbage collection; the heap still in use after a full collection (when
+  // node runs with --expose-gc, as `npm run bench` does) shows whether live data grows.
+  const gc = (globalThis as { gc?: () => void }).gc;
+  process.stdout.write('minute  requests  errors  p50 ms  p99 ms  rss MiB  live heap MiB\n');
   for (let m = 1; m <= minutes; m++) {
     const r = await drive(env, withFreshToken(env, mixed), 60, target);
     const rss = process.memoryUsage().rss / 1024 / 1024;
+    let live = '-';
+    if (gc) {
+      gc();
+      live = (process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1);
+    }
     process.stdout.write(
       `${String(m).padStart(6)}  ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${r.p50.toFixed(1).padStart(6)}  ${r.p99
         .toFixed(1)
-        .padStart(6)}  ${rss.toFixed(0).padStart(7)}\n`,
+        .padStart(6)}  ${rss.toFixed(0).padStart(7)}  ${live.padStart(13)}\n`,
     );
   }
 }
