@@ -4,11 +4,15 @@
 //   RECORD_CREATE invocation finishing, p50/p99; and throughput of events delivered per second
 //   after a bulk insert. On the PostgreSQL queue backend, or Redis with --redis.
 //
-//   DATABASE_URL=… node --no-node-snapshot --import tsx bench/events-latency.ts [--redis URL] [--events 200] [--bulk 1000]
+//   DATABASE_URL=… node --no-node-snapshot --import tsx bench/events-latency.ts [--redis URL] [--events 200] [--bulk 1000] [--skip-sandbox]
+//
+// The run gets a database of its own (bench_events_<pid>, created through DATABASE_URL and dropped
+// at the end) and, with --redis, the key prefix tenantry:bench_events_<pid> (deleted at the end).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { buildApp } from '../gateway/app.js';
 import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
@@ -20,7 +24,9 @@ import { MODULES } from '../subgraphs/modules.js';
 import { hashPassword } from '../subgraphs/tenancy/password.js';
 import { userRepository } from '../subgraphs/tenancy/user.repository.js';
 
-const { values } = parseArgs({ options: { redis: { type: 'string' }, events: { type: 'string' }, bulk: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { redis: { type: 'string' }, events: { type: 'string' }, bulk: { type: 'string' }, 'skip-sandbox': { type: 'boolean' } },
+});
 const EVENTS = Number(values.events ?? 200);
 const BULK = Number(values.bulk ?? 1000);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
@@ -43,10 +49,25 @@ async function sandbox(): Promise<void> {
   console.log(`sandbox warm run:   p50 ${pct(warm, 50).toFixed(0)} µs, p99 ${pct(warm, 99).toFixed(0)} µs (500 runs)`);
 }
 
+/** Deletes this run's queue keys (the prefix is named after the run's own database). */
+async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 async function main(): Promise<void> {
   const admin = process.env.DATABASE_URL;
   if (!admin) throw new Error('Set DATABASE_URL (an admin URL: a scratch database is created and dropped).');
-  await sandbox();
+  if (!values['skip-sandbox']) await sandbox();
   const name = `bench_events_${process.pid}`;
   const adminClient = new pg.Client({ connectionString: admin });
   await adminClient.connect();
@@ -115,25 +136,58 @@ async function main(): Promise<void> {
       }
     };
     // Latency: one insert at a time, from the request to the invocation's finished_at.
+    // Stages: answered (the insert's response), relayed (invocation created), started (claimed
+    // by the worker), finished.
     const lat: number[] = [];
+    const stage = { answer: [] as number[], relay: [] as number[], queue: [] as number[], run: [] as number[] };
     for (let i = 1; i <= EVENTS; i++) {
       const t0 = Date.now();
       await call('POST', '/api/apps/web/datatables/ev/data/', { id: i, v: i });
+      const answered = Date.now();
       await waitDone(i);
-      const r = await q(`SELECT finished_at FROM event_invocations WHERE params->>'record_id' = $1`, [String(i)]);
-      lat.push(new Date(r.rows[0].finished_at).getTime() - t0);
+      const r = await q(`SELECT created_at, started_at, finished_at FROM event_invocations WHERE params->>'record_id' = $1`, [String(i)]);
+      const [c, st, f] = [r.rows[0].created_at, r.rows[0].started_at, r.rows[0].finished_at].map((d) => new Date(d).getTime());
+      lat.push(f - t0);
+      stage.answer.push(answered - t0);
+      stage.relay.push(c - t0);
+      stage.queue.push(st - c);
+      stage.run.push(f - st);
     }
     console.log(
-      `insert → invocation finished (${config.redisUrl ? 'redis' : 'postgresql'}): p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms (${EVENTS} events)`,
+      `insert → invocation finished (${config.redisUrl ? 'redis' : 'postgresql'}): p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms (${EVENTS} events); load average ${os.loadavg()[0].toFixed(2)}`,
     );
+    console.log(
+      `  stages p50/p99 ms: insert answered ${pct(stage.answer, 50)}/${pct(stage.answer, 99)}, insert → relayed ${pct(stage.relay, 50)}/${pct(stage.relay, 99)}, ` +
+        `relayed → claimed ${pct(stage.queue, 50)}/${pct(stage.queue, 99)}, claimed → finished ${pct(stage.run, 50)}/${pct(stage.run, 99)}`,
+    );
+    if (!config.redisUrl) {
+      // On the PostgreSQL queue the job rows (kept an hour) say when each job was added and taken.
+      const j = await q(
+        `SELECT extract(epoch FROM i.created_at) * 1000 AS created, j.added_at_ms AS added, j.processed_at_ms AS taken,
+                extract(epoch FROM i.started_at) * 1000 AS claimed
+           FROM event_invocations i JOIN bullmq.job j ON j.id = i.task_id::text ORDER BY i.id LIMIT $1`,
+        [EVENTS],
+      );
+      const d = (a: string, b: string) => j.rows.map((r) => Math.round(Number(r[b]) - Number(r[a])));
+      const [add, take, claim] = [d('created', 'added'), d('added', 'taken'), d('taken', 'claimed')];
+      console.log(
+        `  queue p50/p99 ms: relayed → job added ${pct(add, 50)}/${pct(add, 99)}, added → taken by the worker ${pct(take, 50)}/${pct(take, 99)}, ` +
+          `taken → claimed ${pct(claim, 50)}/${pct(claim, 99)}`,
+      );
+    }
     // Throughput: one bulk insert of BULK records, until every event is delivered.
+    // CPU: this process's (gateway, relay, worker, isolates), per delivered event; the database
+    // server's is not counted. Steadier than wall time on a shared machine.
     const rows = Array.from({ length: BULK }, (_, k) => ({ id: 100_000 + k, v: k }));
+    const cpu0 = process.cpuUsage();
     const t0 = Date.now();
     for (let k = 0; k < rows.length; k += 500) await call('POST', '/api/apps/web/datatables/ev/data/', rows.slice(k, k + 500));
     await waitDone(EVENTS + BULK);
     const sec = (Date.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
     console.log(
-      `throughput (${config.redisUrl ? 'redis' : 'postgresql'}): ${(BULK / sec).toFixed(0)} events delivered/s (${BULK} events in ${sec.toFixed(1)} s)`,
+      `throughput (${config.redisUrl ? 'redis' : 'postgresql'}): ${(BULK / sec).toFixed(0)} events delivered/s (${BULK} events in ${sec.toFixed(1)} s); ` +
+        `process CPU ${((cpu.user + cpu.system) / 1000 / BULK).toFixed(2)} ms per event; load average ${os.loadavg()[0].toFixed(2)}`,
     );
   } finally {
     await app.close();
@@ -141,6 +195,7 @@ async function main(): Promise<void> {
     await adminClient.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await adminClient.end();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    if (values.redis) await dropRedisPrefix(values.redis, `tenantry:${name}:`);
   }
 }
 

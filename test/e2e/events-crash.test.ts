@@ -41,6 +41,72 @@ async function start(env: Record<string, string>): Promise<{ child: ChildProcess
   }
 }
 
+/** `npm run start:worker` as its source: a process that only runs the queue worker (and the relay and sweeps). */
+async function startWorkerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'subgraphs/events/worker.main.ts'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker start failed:\n${out}`)), 90_000);
+    const onData = (c: Buffer) => {
+      out += c;
+      if (out.includes('events worker running')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited:\n${out}`));
+    });
+  });
+  return { child, exited };
+}
+
+/** A JSON call with a Host header (fetch() may not set Host: node:http can). */
+function caller(base: string, host: string, token: string) {
+  return (method: string, p: string, body: unknown) =>
+    new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => {
+      const req = http.request(
+        `${base}${p}`,
+        { method, headers: { authorization: `Bearer ${token}`, host, 'content-type': 'application/json' } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || '{}') }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(body));
+    });
+}
+
+async function signIn(base: string, password: string): Promise<string> {
+  const login = await fetch(`${base}/api/auth/jwt/token/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password }),
+  });
+  return ((await login.json()) as { access: string }).access;
+}
+
+const NOTES = {
+  name: 'notes',
+  schema: {
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'text', type: 'string' },
+    ],
+    primaryKey: ['id'],
+  },
+};
+
 test('an event committed but not relayed when the process is killed is delivered after restart', async () => {
   const db = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-crash-'));
@@ -117,6 +183,72 @@ test('an event committed but not relayed when the process is killed is delivered
     expect((await pool.query('SELECT count(*)::int AS n FROM event_outbox')).rows[0].n).toBe(0);
     second.child.kill('SIGTERM');
     await second.exited;
+  } finally {
+    await pool.end();
+    await db.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 240_000);
+
+test('npm run start:worker: a separate worker process runs the jobs a gateway without a worker enqueues (one shared queue)', async () => {
+  const db = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-worker-'));
+  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  const env = {
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    ADMIN_USERNAME: 'root',
+    ADMIN_PASSWORD: 'worker-test-password',
+    ADMIN_EMAIL: 'root@example.test',
+    RATE_LIMIT_STANDARD: 'off',
+    RATE_LIMIT_WRITE: 'off',
+    RATE_LIMIT_AUTH: 'off',
+  };
+  try {
+    // The gateway relays the outbox on commit and enqueues, but runs no job itself.
+    const gateway = await start({ ...env, EVENTS_WORKER: 'off' });
+    const base = `http://127.0.0.1:${gateway.port}`;
+    const platform = { pool } as unknown as Platform;
+    const org = await insertOrg(platform, 'worker-org');
+    const site = await insertSite(platform, org.id, 'wrk', 'worker.events.test');
+    await insertApp(platform, site.id, 'web');
+    const call = caller(base, 'worker.events.test', await signIn(base, 'worker-test-password'));
+    expect((await call('POST', '/api/apps/web/datatables/create_schema/', { resources: [NOTES] })).status).toBeLessThan(300);
+    const fn = await call('POST', '/api/apps/web/functions/', { name: 'keep', code: 'async function main(p) { return p.record_id; }' });
+    expect((await call('POST', '/api/cloud/events/RECORD_CREATE/subscribe/', { function_id: fn.body.id })).status).toBe(201);
+    expect((await call('POST', '/api/apps/web/datatables/notes/data/', { id: 1, text: 'queued' })).status).toBe(201);
+    const queued = await waitFor(
+      async () => (await pool.query(`SELECT id, status FROM event_invocations`)).rows[0],
+      30_000,
+      'the relayed invocation',
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await pool.query(`SELECT status FROM event_invocations WHERE id = $1`, [queued.id])).rows[0].status).toBe('pending');
+
+    // Two worker processes on the same queue: the waiting job runs once, and later events run too.
+    const w1 = await startWorkerProcess(env);
+    const w2 = await startWorkerProcess(env);
+    const done = await waitFor(
+      async () => (await pool.query(`SELECT * FROM event_invocations WHERE id = $1 AND status = 'succeeded'`, [queued.id])).rows[0],
+      60_000,
+      'the run by the worker process',
+    );
+    expect(done).toMatchObject({ result: '1', attempts: 1, deliveries: 1 });
+    for (let i = 2; i <= 6; i++)
+      expect((await call('POST', '/api/apps/web/datatables/notes/data/', { id: i, text: 'more' })).status).toBe(201);
+    const all = await waitFor(
+      async () => {
+        const r = await pool.query(`SELECT status, attempts, deliveries FROM event_invocations ORDER BY id`);
+        return r.rows.length === 6 && r.rows.every((x) => x.status === 'succeeded') ? r.rows : null;
+      },
+      60_000,
+      'the later runs',
+    );
+    expect(all.every((x) => x.attempts === 1 && x.deliveries === 1)).toBe(true);
+    for (const w of [w1, w2]) w.child.kill('SIGTERM');
+    await Promise.all([w1.exited, w2.exited]);
+    gateway.child.kill('SIGTERM');
+    await gateway.exited;
   } finally {
     await pool.end();
     await db.drop();

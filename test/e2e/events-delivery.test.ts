@@ -2,6 +2,7 @@
 // (DECISIONS §7): one RECORD_CREATE per record, UPDATE with previous, DELETE with hard, only
 // the app's own functions, CEL filters, retries with a dead letter, nothing for a rollback,
 // PRE_USER_CREATE blocking in parallel under one deadline.
+import { processJob } from '../../subgraphs/events/delivery/delivery.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { invocationsOf, waitFor } from '../support/events.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
@@ -147,7 +148,43 @@ it('retries a failing subscriber three times, then dead-letters it; other subscr
     'dead letter',
   );
   expect(dead).toMatchObject({ status: 'failed', attempts: 3, max_attempts: 3, dead_letter: true, error: expect.stringContaining('down') });
+  // Exponential backoff: 500 ms before the second attempt, 1 s before the third.
+  expect(dead.finished_at.getTime() - dead.started_at.getTime()).toBeGreaterThanOrEqual(1400);
   expect((await invocationsOf(t.platform, good)).some((r) => r.params.record_id === '20' && r.status === 'succeeded')).toBe(true);
+});
+
+it('an event run that keeps timing out is recorded as timed_out and dead-lettered after three attempts', async () => {
+  const slow = await fn('shop', { name: 'sleepy', code: 'async function main() { for (;;) {} }', timeout_seconds: 1 });
+  await subscribe('RECORD_CREATE', slow, 'event.data.code == "t"');
+  expect((await t.call('POST', DATA, { ...as(), body: { id: 30, total: 777, code: 't' } })).status).toBe(201);
+  const [row] = await waitFor(
+    async () => {
+      const rows = await invocationsOf(t.platform, slow);
+      return rows.length === 1 && rows[0].dead_letter ? rows : null;
+    },
+    30_000,
+    'timed-out dead letter',
+  );
+  expect(row).toMatchObject({ status: 'timed_out', attempts: 3, dead_letter: true, error: expect.stringMatching(/did not finish/) });
+  const rest = await t.call('GET', `/api/invocations/${row.id}/`, as());
+  expect(rest.body).toMatchObject({ status: 'timed_out', dead_letter: true, attempts: 3, max_attempts: 3 });
+});
+
+it('a redelivered job is counted, not run again: the idempotency key and deliveries show it', async () => {
+  const f = await fn('shop', { name: 'once', code: 'async function main(p, u, ctx) { ctx.log("ran"); return p.record_id; }' });
+  await subscribe('RECORD_CREATE', f, 'event.data.code == "o"');
+  expect((await t.call('POST', DATA, { ...as(), body: { id: 40, total: 888, code: 'o' } })).status).toBe(201);
+  const [first] = await waitFor(async () => {
+    const rows = await invocationsOf(t.platform, f);
+    return rows.length === 1 && rows[0].status === 'succeeded' ? rows : null;
+  });
+  // The queue hands the same job over again (as after a worker died before acknowledging it).
+  await processJob(t.platform, { siteId: first.site_id, invocationId: first.id });
+  const [again] = await invocationsOf(t.platform, f);
+  expect(again).toMatchObject({ status: 'succeeded', attempts: 1, deliveries: 2, result: '40', idempotency_key: first.idempotency_key });
+  expect(again.logs).toEqual(['ran']);
+  const rest = await t.call('GET', `/api/invocations/${first.id}/`, as());
+  expect(rest.body).toMatchObject({ deliveries: 2, attempts: 1, idempotency_key: expect.stringMatching(/^outbox:\d+:\d+$/) });
 });
 
 it('POST user events reach the functions of the site of the request host, never with a password', async () => {

@@ -8,6 +8,8 @@ let t: TestApp;
 let owner: string;
 let writer: string;
 let outsider: string;
+let admin: string;
+let viewer: string;
 let fnA: number;
 let fnB: number;
 
@@ -33,6 +35,21 @@ beforeAll(async () => {
     org.id,
     w.id,
     '{view_site,functions:write}',
+  ]);
+  // A site admin (manage_site, granted on the organization) and a member who may only view the site.
+  const a = await t.createUser();
+  const v = await t.createUser();
+  admin = t.tokenFor(a);
+  viewer = t.tokenFor(v);
+  await t.platform.pool.query(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', $3)`, [
+    org.id,
+    a.id,
+    '{view_site,manage_site}',
+  ]);
+  await t.platform.pool.query(`INSERT INTO memberships (organization_id, user_id, role, permissions) VALUES ($1, $2, 'member', $3)`, [
+    org.id,
+    v.id,
+    '{view_site}',
   ]);
   const code = 'async function main(p) { return p; }';
   fnA = (await t.call('POST', '/api/apps/web/functions/', { ...as(), body: { name: 'a', code } })).body.id;
@@ -96,4 +113,23 @@ it('takes filter_conditions on subscribe and refuses an invalid CEL expression w
   expect(ok.status).toBe(201);
   const list = await t.call('GET', '/api/apps/web/events/RECORD_UPDATE/', as());
   expect(list.body.data.subscribers[0].filter_conditions).toBe('event.datatable == "orders"');
+});
+
+it('owners, admins (manage_site) and holders of functions:write may subscribe and list; a member who only views the site may not', async () => {
+  expect((await sub('POST_USER_DELETE', { function_id: fnA }, admin)).status).toBe(201);
+  expect((await t.call('GET', '/api/apps/web/events/POST_USER_DELETE/', as(admin))).body.data.total_subscribers).toBe(1);
+  expect((await t.call('GET', '/api/apps/web/events/POST_USER_DELETE/', as(writer))).status).toBe(200);
+  expect((await t.call('GET', '/api/apps/web/events/POST_USER_DELETE/', as(viewer))).status).toBe(403);
+  expect((await sub('POST_USER_UPDATE', { function_id: fnA }, viewer)).status).toBe(403);
+  expect((await unsub('POST_USER_DELETE', { function_id: fnA }, viewer)).status).toBe(403);
+  expect((await unsub('POST_USER_DELETE', { function_id: fnA }, admin)).status).toBe(200);
+  expect((await t.call('GET', '/api/cloud/events/', { token: viewer })).status).toBe(200);
+});
+
+it('a refused second subscription leaves the function filter as it was', async () => {
+  expect((await sub('RECORD_DELETE', { function_id: fnB, filter_conditions: 'event.hard == true' })).status).toBe(201);
+  const again = await sub('RECORD_DELETE', { function_id: fnB, filter_conditions: 'event.hard == false' });
+  expect(again.status).toBe(400);
+  const list = await t.call('GET', '/api/apps/other/events/RECORD_DELETE/', as());
+  expect(list.body.data.subscribers[0].filter_conditions).toBe('event.hard == true');
 });

@@ -11,7 +11,6 @@
 //     redelivery (`deliveries`) without running the function again.
 import type { Platform } from '../../core/context.js';
 import { withTransaction } from '../../core/db.js';
-import { functionRepository } from '../functions/function.repository.js';
 import { invocationRepository as invocations } from '../invocations/invocation.repository.js';
 import { runFunction } from '../runtime/runner.js';
 import { subscriptionRepository } from '../subscriptions/subscription.repository.js';
@@ -63,48 +62,67 @@ export async function enqueue(platform: Platform, job: RunJob, taskId: string, a
 /** One job: one attempt of one invocation. Throws to have the queue retry with backoff. */
 export async function processJob(platform: Platform, job: RunJob): Promise<void> {
   const pool = platform.pool;
-  const claim = await invocations.claim(pool, job.invocationId);
-  if (!claim) return; // finished already: a redelivery, counted by claim()
-  const inv = await invocations.findById(pool, job.invocationId);
-  if (!inv || inv.site_id !== job.siteId) return;
-  const fn = await functionRepository.findById(pool, job.siteId, inv.function_id);
+  // One statement: the attempt is claimed (running, attempts + 1, deliveries + 1) and the
+  // invocation's params and function are read with it.
+  const run = await invocations.claimForRun(pool, job.siteId, job.invocationId);
+  if (!run) return; // finished already: a redelivery, counted by claimForRun()
+  const { fn } = run;
   const outcome = fn
-    ? await runFunction(platform, { fn, params: inv.params, user: job.user ?? null })
+    ? await runFunction(platform, { fn, params: run.params, user: job.user ?? null })
     : { status: 'failed' as const, result: null, error: 'The function no longer exists.', logs: [] };
-  const final = outcome.status === 'succeeded' || !fn || claim.attempts >= claim.max_attempts;
-  const deadLetter = final && outcome.status !== 'succeeded' && claim.max_attempts > 1;
-  await invocations.finish(pool, inv.id, outcome, final, deadLetter);
+  const final = outcome.status === 'succeeded' || !fn || run.attempts >= run.maxAttempts;
+  const deadLetter = final && outcome.status !== 'succeeded' && run.maxAttempts > 1;
+  await invocations.finish(pool, run.id, outcome, final, deadLetter);
   if (deadLetter)
-    platform.log.warn({ invocation_id: inv.id, function_id: inv.function_id, site_id: inv.site_id }, 'event delivery dead-lettered');
+    platform.log.warn({ invocation_id: run.id, function_id: run.functionId, site_id: job.siteId }, 'event delivery dead-lettered');
   if (!final) throw new Error(outcome.error ?? 'attempt failed');
 }
 
-/** Turns one batch of outbox rows into invocations; returns them for enqueuing. */
-async function relayBatch(platform: Platform): Promise<{ created: { job: RunJob; taskId: string }[]; taken: number }> {
+type NewJob = { job: RunJob; taskId: string; attempts: number };
+
+/**
+ * Turns one batch of outbox rows into invocations; returns them for enqueuing. A constant
+ * number of statements whatever the batch holds: take the rows, read the subscribers of
+ * all of them, insert every invocation, delete the rows.
+ */
+async function relayBatch(platform: Platform): Promise<{ created: NewJob[]; taken: number }> {
   return withTransaction(platform.pool, async (client) => {
+    // On the PostgreSQL queue, no WAL flush wait for this commit: the jobs that name these
+    // invocations come after it in the same log, and the worker's claim (synchronous, before
+    // the function runs) flushes it. A database crash keeps a prefix of the log: it loses
+    // nothing, or the jobs, or the jobs and this commit (the outbox rows are then relayed
+    // again), never an invocation a surviving job names. On Redis the jobs live outside that
+    // log, so this commit is synchronous.
+    if (!platform.config.redisUrl) await client.query('SET LOCAL synchronous_commit = off');
     const rows = await outboxRepository.take(client, RELAY_BATCH);
-    const created: { job: RunJob; taskId: string }[] = [];
-    for (const row of rows) {
-      const fns = await subscriptionRepository.subscribers(client, row.site_id, row.event, row.app_id);
-      for (const fn of fns) {
-        if (!passesFilter(fn.filter_conditions, row.payload)) continue;
-        const inv = await invocations.create(client, {
-          siteId: row.site_id,
-          functionId: fn.id,
-          triggerType: 'event',
-          event: row.event,
-          params: row.payload,
-          maxAttempts: EVENT_ATTEMPTS,
-          idempotencyKey: `outbox:${row.id}:${fn.id}`,
-        });
-        if (inv) created.push({ job: { siteId: row.site_id, invocationId: inv.id }, taskId: inv.task_id });
+    if (rows.length === 0) return { created: [], taken: 0 };
+    // Subscribers per distinct (site, event, app) of the batch.
+    const keyOf = (r: { site_id: number; event: string; app_id: number | null }) => `${r.site_id}\u0000${r.event}\u0000${r.app_id ?? ''}`;
+    const keys = new Map<string, number>();
+    const keyList: { siteId: number; event: string; appId: number | null }[] = [];
+    for (const r of rows) {
+      const k = keyOf(r);
+      if (!keys.has(k)) {
+        keys.set(k, keyList.length);
+        keyList.push({ siteId: r.site_id, event: r.event, appId: r.app_id });
       }
     }
-    if (rows.length)
-      await outboxRepository.remove(
-        client,
-        rows.map((r) => r.id),
-      );
+    const subs: { function_id: number; filter_conditions: string | null }[][] = keyList.map(() => []);
+    for (const s of await subscriptionRepository.subscribersOfKeys(client, keyList)) subs[s.key].push(s);
+    const items: { outboxId: string; functionId: number }[] = [];
+    for (const row of rows)
+      for (const fn of subs[keys.get(keyOf(row))!])
+        if (passesFilter(fn.filter_conditions, row.payload)) items.push({ outboxId: row.id, functionId: fn.function_id });
+    const inserted = await invocations.createFromOutbox(client, items, EVENT_ATTEMPTS);
+    await outboxRepository.remove(
+      client,
+      rows.map((r) => r.id),
+    );
+    const created = inserted.map((inv) => ({
+      job: { siteId: inv.site_id, invocationId: inv.id },
+      taskId: inv.task_id,
+      attempts: EVENT_ATTEMPTS,
+    }));
     return { created, taken: rows.length };
   });
 }
@@ -112,7 +130,7 @@ async function relayBatch(platform: Platform): Promise<{ created: { job: RunJob;
 async function relayAll(platform: Platform): Promise<void> {
   for (;;) {
     const { created, taken } = await relayBatch(platform);
-    for (const c of created) await enqueue(platform, c.job, c.taskId, EVENT_ATTEMPTS);
+    if (created.length) await queue(platform).enqueueMany(created);
     if (taken < RELAY_BATCH) return;
   }
 }
@@ -143,7 +161,10 @@ export function kickRelay(platform: Platform): Promise<void> {
 /** Enqueues pending invocations older than `ageMs` again (their job may be lost). */
 export async function sweepPending(platform: Platform, ageMs: number): Promise<number> {
   const stale = await invocations.stalePending(platform.pool, ageMs, 500);
-  for (const s of stale) await enqueue(platform, { siteId: s.site_id, invocationId: s.id }, s.task_id, s.max_attempts);
+  if (stale.length)
+    await queue(platform).enqueueMany(
+      stale.map((s) => ({ job: { siteId: s.site_id, invocationId: s.id }, taskId: s.task_id, attempts: s.max_attempts })),
+    );
   return stale.length;
 }
 

@@ -1,6 +1,7 @@
 // SQL of the event outbox (table event_outbox): rows written by the writer's transaction,
 // taken by the relay with FOR UPDATE SKIP LOCKED so several processes can relay at once.
 import type pg from 'pg';
+import { prepared } from '../../core/db.js';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -38,13 +39,12 @@ export const outboxRepository = {
 
   async take(db: Queryable, limit: number): Promise<OutboxRow[]> {
     const r = await db.query<OutboxRow>(
-      `SELECT id::text, site_id, app_id, event, payload FROM event_outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
+      prepared(`SELECT id::text, site_id, app_id, event, payload FROM event_outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]),
     );
     return r.rows;
   },
 
   async remove(db: Queryable, ids: string[]): Promise<void> {
-    await db.query(`DELETE FROM event_outbox WHERE id = ANY($1::bigint[])`, [ids]);
+    await db.query(prepared(`DELETE FROM event_outbox WHERE id = ANY($1::bigint[])`, [ids]));
   },
 };

@@ -18,8 +18,22 @@ interface Compiled {
   script: ivmTypes.Script;
 }
 
-/** Compiled isolates by function version; each run still gets a fresh context. */
-const cache = new Map<string, Promise<Compiled>>();
+/**
+ * Compiled isolates by function version (least recently used first); each run still gets a
+ * fresh context. An isolate evicted to make room is disposed once the runs using it are done
+ * (a run never loses its isolate because other functions were called); one whose run timed
+ * out or ran out of memory is disposed at once (that is what stops the runaway code).
+ */
+interface Entry {
+  compiled: Promise<Compiled>;
+  /** Runs using the isolate now. */
+  users: number;
+  /** Out of the cache: dispose when the last user is done. */
+  evicted: boolean;
+  /** Disposed at once because a run of it timed out or exceeded its memory. */
+  killed: boolean;
+}
+const cache = new Map<string, Entry>();
 const MAX_CACHED = 16;
 
 async function compile(code: string): Promise<Compiled> {
@@ -34,25 +48,47 @@ async function compile(code: string): Promise<Compiled> {
   }
 }
 
-function compiled(key: string | null, code: string): Promise<Compiled> {
-  if (key === null) return compile(code);
-  let p = cache.get(key);
-  if (!p) {
-    if (cache.size >= MAX_CACHED) evict(cache.keys().next().value as string);
-    p = compile(code);
-    p.catch(() => cache.delete(key));
-    cache.set(key, p);
+const disposeOf = (e: Entry) => void e.compiled.then((c) => !c.isolate.isDisposed && c.isolate.dispose()).catch(() => undefined);
+
+/** The cached entry of `key` (compiled on first use), marked in use; a one-off when key is null. */
+function acquire(key: string | null, code: string): Entry {
+  if (key === null) return { compiled: compile(code), users: 1, evicted: true, killed: false };
+  let e = cache.get(key);
+  if (e)
+    cache.delete(key); // re-inserted below: most recently used last
+  else {
+    while (cache.size >= MAX_CACHED) evict(cache.keys().next().value as string);
+    const entry: Entry = { compiled: compile(code), users: 0, evicted: false, killed: false };
+    entry.compiled.catch(() => cache.get(key) === entry && cache.delete(key));
+    e = entry;
   }
-  return p;
+  cache.set(key, e);
+  e.users++;
+  return e;
+}
+
+function release(e: Entry): void {
+  e.users--;
+  if (e.evicted && e.users === 0) disposeOf(e);
 }
 
 function evict(key: string): void {
-  const p = cache.get(key);
+  const e = cache.get(key);
   cache.delete(key);
-  void p?.then((c) => !c.isolate.isDisposed && c.isolate.dispose()).catch(() => undefined);
+  if (!e) return;
+  e.evicted = true;
+  if (e.users === 0) disposeOf(e);
 }
 
-/** Frees every cached isolate (tests, shutdown). */
+/** Stops an isolate now (a run timed out or ran out of memory), whoever else is using it. */
+function kill(key: string | null, e: Entry): void {
+  e.killed = true;
+  e.evicted = true;
+  if (key !== null && cache.get(key) === e) cache.delete(key);
+  disposeOf(e);
+}
+
+/** Frees every cached isolate not in use (tests, shutdown); the others when their runs end. */
 export function disposeSandboxes(): void {
   for (const k of [...cache.keys()]) evict(k);
 }
@@ -83,10 +119,19 @@ export interface SandboxRun {
 }
 
 export async function runInSandbox(run: SandboxRun): Promise<RunOutcome> {
+  const entry = acquire(run.key, run.code);
+  try {
+    return await runOn(entry, run);
+  } finally {
+    release(entry);
+  }
+}
+
+async function runOn(entry: Entry, run: SandboxRun): Promise<RunOutcome> {
   const logs = new LogBuffer();
   let c: Compiled;
   try {
-    c = await compiled(run.key, run.code);
+    c = await entry.compiled;
   } catch (e) {
     return failed(`The code does not compile: ${message(e)}`);
   }
@@ -118,13 +163,16 @@ export async function runInSandbox(run: SandboxRun): Promise<RunOutcome> {
     return { status: 'succeeded', result: JSON.parse(text), error: null, logs: logs.done() };
   } catch (e) {
     const m = message(e);
+    // Another run of this function version timed out or ran out of memory: its isolate (shared
+    // with this run) was stopped under this one.
+    if (entry.killed && !timedOut && !/timed out|memory limit/i.test(m))
+      return failed('The run was stopped: another run of this function version timed out or exceeded its memory.', logs.done());
     if (timedOut || /timed out/i.test(m)) {
-      if (run.key) evict(run.key);
-      else if (!isolate.isDisposed) isolate.dispose();
+      kill(run.key, entry);
       return { status: 'timed_out', result: null, error: `The function did not finish within ${run.timeoutMs} ms.`, logs: logs.done() };
     }
     if (isolate.isDisposed || /memory limit|disposed/i.test(m)) {
-      if (run.key) evict(run.key);
+      kill(run.key, entry);
       return failed(`The function exceeded its memory limit (${LIMITS.memoryMb} MiB).`, logs.done());
     }
     return failed(m, logs.done());
@@ -135,6 +183,5 @@ export async function runInSandbox(run: SandboxRun): Promise<RunOutcome> {
     } catch {
       // the isolate is gone already
     }
-    if (!run.key && !isolate.isDisposed) isolate.dispose();
   }
 }

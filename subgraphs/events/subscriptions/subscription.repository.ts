@@ -1,5 +1,6 @@
 // SQL of subscriptions (table event_subscriptions), bounded to one site.
 import type pg from 'pg';
+import { prepared } from '../../core/db.js';
 import type { FunctionRow } from '../functions/function.repository.js';
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -51,6 +52,30 @@ export const subscriptionRepository = {
       appId,
       event,
     ]);
+    return r.rows;
+  },
+
+  /**
+   * The active subscribers of several (site, event, app) keys at once (the relay's batch): one
+   * row per key and function, with the function's id and CEL filter; `app_id` null = any app
+   * of the site (user events). `key` is the index of the key in the arrays given.
+   */
+  async subscribersOfKeys(
+    db: Queryable,
+    keys: readonly { siteId: number; event: string; appId: number | null }[],
+  ): Promise<{ key: number; function_id: number; filter_conditions: string | null }[]> {
+    if (keys.length === 0) return [];
+    const r = await db.query<{ key: number; function_id: number; filter_conditions: string | null }>(
+      prepared(
+        `SELECT (k.ord - 1)::int AS key, f.id AS function_id, f.filter_conditions
+         FROM unnest($1::int[], $2::text[], $3::int[]) WITH ORDINALITY AS k(site_id, event, app_id, ord)
+         JOIN event_subscriptions s ON s.site_id = k.site_id AND s.event = k.event
+         JOIN event_functions f ON f.id = s.function_id AND f.is_active AND (k.app_id IS NULL OR f.app_id = k.app_id)
+         JOIN apps a ON a.id = f.app_id AND NOT a.is_deleted
+        ORDER BY k.ord, f.id`,
+        [keys.map((k) => k.siteId), keys.map((k) => k.event), keys.map((k) => k.appId)],
+      ),
+    );
     return r.rows;
   },
 

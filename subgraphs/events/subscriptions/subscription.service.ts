@@ -2,7 +2,7 @@
 // site, and an app's subscribers of one event. Listing names needs sign-in only; the rest
 // needs `functions:write` on the site (organization owners and admins hold it).
 import type { RequestContext } from '../../core/context.js';
-import { isUniqueViolation } from '../../core/db.js';
+import { isUniqueViolation, withTransaction } from '../../core/db.js';
 import { errors } from '../../core/errors.js';
 import { can } from '../../tenancy/tenancy.api.js';
 import { compileFilter } from '../delivery/cel-filter.js';
@@ -60,6 +60,7 @@ export async function subscribe(ctx: RequestContext, eventName: string, input: S
   const event = requireEvent(eventName);
   const site = await siteForWrite(ctx);
   const fn = await siteFunction(ctx, site.id, input.functionId);
+  let filter: string | null | undefined;
   if (input.filterConditions !== undefined) {
     const f = input.filterConditions;
     if (f !== null && typeof f !== 'string')
@@ -69,19 +70,25 @@ export async function subscribe(ctx: RequestContext, eventName: string, input: S
       throw errors.invalid('filter_conditions is too long.', { filter_conditions: ['Use at most 2000 characters.'] });
     const problem = expr ? compileFilter(expr).error : null;
     if (problem) throw errors.invalid(`Invalid CEL expression: ${problem}`, { filter_conditions: [`Invalid CEL expression: ${problem}`] });
-    await ctx.platform.pool.query(`UPDATE event_functions SET filter_conditions = $3, updated_at = now() WHERE site_id = $1 AND id = $2`, [
-      site.id,
-      fn.id,
-      expr,
-    ]);
+    filter = expr;
   }
-  let id: number;
-  try {
-    id = await repo.insert(ctx.platform.pool, site.id, event, fn.id);
-  } catch (e) {
-    if (isUniqueViolation(e)) throw eventsErrors.alreadySubscribed(fn.name, event);
-    throw e;
-  }
+  // One transaction: a refused subscription (already subscribed) leaves the filter as it was.
+  const id = await withTransaction(ctx.platform.pool, async (client) => {
+    let inserted: number;
+    try {
+      inserted = await repo.insert(client, site.id, event, fn.id);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw eventsErrors.alreadySubscribed(fn.name, event);
+      throw e;
+    }
+    if (filter !== undefined)
+      await client.query(`UPDATE event_functions SET filter_conditions = $3, updated_at = now() WHERE site_id = $1 AND id = $2`, [
+        site.id,
+        fn.id,
+        filter,
+      ]);
+    return inserted;
+  });
   return toSubscription((await repo.find(ctx.platform.pool, site.id, id))!);
 }
 
