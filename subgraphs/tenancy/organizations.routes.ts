@@ -18,6 +18,7 @@ import {
   restoreOrganization,
   updateOrganization,
 } from './organization.service.js';
+import { toOrganizationRest } from './organization-views.js';
 
 type Spec = Omit<RouteSpec, 'module' | 'scope' | 'auth'> & Partial<Pick<RouteSpec, 'scope' | 'auth'>>;
 
@@ -42,9 +43,10 @@ const organizations: RouteSpec[] = [
     path: '/organizations/',
     permission: null,
     summary: 'List organizations the caller can view',
-    handler: paged((ctx, input) =>
-      listOrganizations(ctx, listInputFromQuery(input.query, { include_deleted: 'boolean', is_active: 'boolean' })),
-    ),
+    handler: async (ctx, input) => {
+      const r = await listOrganizations(ctx, listInputFromQuery(input.query, { include_deleted: 'boolean', is_active: 'boolean' }));
+      return toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(toOrganizationRest));
+    },
   }),
   route({
     method: 'POST',
@@ -52,14 +54,15 @@ const organizations: RouteSpec[] = [
     permission: null,
     summary: 'Create an organization; the caller becomes its owner',
     requestSchema: ORGANIZATION_CREATE_SCHEMA,
-    handler: (ctx, input) => createOrganization(ctx, input.body),
+    handler: async (ctx, input) => toOrganizationRest(await createOrganization(ctx, input.body)),
   }),
   route({
     method: 'GET',
     path: '/organizations/:org/',
     permission: 'view_organization',
     summary: 'One organization by slug or UUID',
-    handler: (ctx, input) => getOrganization(ctx, input.params.org, { includeDeleted: parseBool(input.query, 'include_deleted') }),
+    handler: async (ctx, input) =>
+      toOrganizationRest(await getOrganization(ctx, input.params.org, { includeDeleted: parseBool(input.query, 'include_deleted') })),
   }),
   route({
     method: 'PUT',
@@ -67,7 +70,7 @@ const organizations: RouteSpec[] = [
     permission: 'change_organization',
     summary: 'Update an organization {name, slug}',
     requestSchema: ORGANIZATION_CREATE_SCHEMA,
-    handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, false),
+    handler: async (ctx, input) => toOrganizationRest(await updateOrganization(ctx, input.params.org, input.body, false)),
   }),
   route({
     method: 'PATCH',
@@ -75,7 +78,7 @@ const organizations: RouteSpec[] = [
     permission: 'change_organization',
     summary: 'Partly update an organization',
     requestSchema: ORGANIZATION_PATCH_SCHEMA,
-    handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, true),
+    handler: async (ctx, input) => toOrganizationRest(await updateOrganization(ctx, input.params.org, input.body, true)),
   }),
   route({
     method: 'DELETE',
@@ -90,7 +93,7 @@ const organizations: RouteSpec[] = [
     permission: 'delete_organization',
     status: 200,
     summary: 'Restore an organization and what its deletion cascaded to',
-    handler: (ctx, input) => restoreOrganization(ctx, input.params.org),
+    handler: async (ctx, input) => toOrganizationRest(await restoreOrganization(ctx, input.params.org)),
   }),
 ];
 

@@ -3,7 +3,7 @@
 // only, never tenancy's internals (scripts/check-imports.mjs enforces it).
 export { accessPredicate, allowed, can } from './access.service.js';
 export { apiKeyFormat } from './api-key-format.js';
-export { findSiteApp, requireApp, resolveApp, type AppRow } from './app.service.js';
+export { findSiteApp, requireApp, resolveApp, type App, type AppRow } from './app.service.js';
 export { burnPasswordCheck, verifyPassword } from './password.js';
 export { quoteSchema } from './site-schema.js';
 export { requireSite } from './site.service.js';

@@ -21,7 +21,7 @@ import {
   restoreOrganization,
   updateOrganization,
 } from '../organization.service.js';
-import { orgFromView } from '../tenancy.resolvers.js';
+import { toGraphOrganization } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
 type OrgArgs = { organization: string };
@@ -78,11 +78,11 @@ export const organizationAdminResolvers: ResolverMap = {
       listAudit(ctx, a).then((r) => toConnection(r, auditOut)),
   },
   Mutation: {
-    createOrganization: (_p, a: { input: Input }, { ctx }) => createOrganization(ctx, defined(a.input)).then(orgFromView),
+    createOrganization: (_p, a: { input: Input }, { ctx }) => createOrganization(ctx, defined(a.input)).then(toGraphOrganization),
     updateOrganization: (_p, a: { slug: string; input: Input }, { ctx }) =>
-      updateOrganization(ctx, a.slug, defined(a.input), true).then(orgFromView),
-    deleteOrganization: (_p, a: { slug: string }, { ctx }) => deleteOrganization(ctx, a.slug).then(orgFromView),
-    restoreOrganization: (_p, a: { slug: string }, { ctx }) => restoreOrganization(ctx, a.slug).then(orgFromView),
+      updateOrganization(ctx, a.slug, defined(a.input), true).then(toGraphOrganization),
+    deleteOrganization: (_p, a: { slug: string }, { ctx }) => deleteOrganization(ctx, a.slug).then(toGraphOrganization),
+    restoreOrganization: (_p, a: { slug: string }, { ctx }) => restoreOrganization(ctx, a.slug).then(toGraphOrganization),
     updateMember: (_p, a: OrgArgs & { user: string; input: Input }, { ctx }) =>
       updateMember(ctx, a.organization, a.user, defined(a.input)).then(memberOut),
     removeMember: (_p, a: OrgArgs & { user: string }, { ctx }) => removeMember(ctx, a.organization, a.user).then(memberOut),
@@ -101,7 +101,7 @@ export const organizationAdminResolvers: ResolverMap = {
     // The caller's own organizations (the `organizations` list); null on another user.
     organizations: (user: Parent, a: PageArgs, { ctx }) =>
       ctx.principal.kind === 'user' && ctx.principal.uuid === user.id.toLowerCase()
-        ? listOrganizations(ctx, a).then((r) => toConnection(r, orgFromView))
+        ? listOrganizations(ctx, a).then((r) => toConnection(r, toGraphOrganization))
         : null,
   },
   Organization: {
