@@ -3,10 +3,11 @@
 import type { RestInput, RouteSpec } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
 import { listInputFromQuery, parseBool, toPage, type ListResult, type Query } from '../core/listing.js';
-import { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from './api-key-admin.service.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './api-key-admin.service.js';
 import { createApp, deleteApp, listApps, resolveApp, restoreApp, toAppView, toAppViews, updateApp } from './app.service.js';
 import { createDomain, deleteDomain, getDomain, listDomains, toDomainView, updateDomain } from './domain.service.js';
 import { createSite, deleteSite, getSite, getSiteConfig, listSites, restoreSite, updateSite, type SiteRow } from './site.service.js';
+import { toApiKeyRest } from './users-views.js';
 
 type Handler = RouteSpec['handler'];
 
@@ -140,7 +141,7 @@ export const sitesRoutes: RouteSpec[] = [
     'site',
     'manage_site',
     'API keys of an app (never the keys themselves)',
-    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, listInputFromQuery(i.query)), toApiKeyView),
+    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, listInputFromQuery(i.query)), toApiKeyRest),
     'auth',
   ),
   route(
@@ -151,7 +152,7 @@ export const sitesRoutes: RouteSpec[] = [
     'Create an API key (shown once)',
     async (ctx, i) => {
       const k = await createApiKey(ctx, i.params.app, i.body);
-      return { ...toApiKeyView(k), key: k.key };
+      return { ...toApiKeyRest(k), key: k.key };
     },
     'auth',
   ),
