@@ -9,6 +9,14 @@ import { acceptInvitation, declineInvitation, getInvitationByToken } from './inv
 import { createInvitation, listInvitations, resendInvitation, revokeInvitation } from './invitation.service.js';
 import { getMember, listMembers, removeMember, updateMember } from './member.service.js';
 import {
+  toAcceptResultRest,
+  toAuditRest,
+  toCreatedInvitationRest,
+  toInvitationRest,
+  toMemberRest,
+  toPublicInvitationRest,
+} from './users-views.js';
+import {
   createOrganization,
   deleteOrganization,
   getOrganization,
@@ -97,27 +105,32 @@ const organizations: RouteSpec[] = [
   }),
 ];
 
+/** A list service's page with its items rendered as REST views (users-views.ts). */
+const viewed = <T, V>(r: ListResult<T>, view: (item: T) => V): ListResult<V> => ({ ...r, items: r.items.map(view) });
+
 const members: RouteSpec[] = [
   route({
     method: 'GET',
     path: '/organizations/:org/members/',
     permission: 'view_organization',
     summary: 'Members of an organization',
-    handler: paged((ctx, input) => listMembers(ctx, input.params.org, listInputFromQuery(input.query, { role: 'string' }))),
+    handler: paged(async (ctx, input) =>
+      viewed(await listMembers(ctx, input.params.org, listInputFromQuery(input.query, { role: 'string' })), toMemberRest),
+    ),
   }),
   route({
     method: 'GET',
     path: '/organizations/:org/members/:user/',
     permission: 'view_organization',
     summary: 'One member by user slug or UUID',
-    handler: (ctx, input) => getMember(ctx, input.params.org, input.params.user),
+    handler: async (ctx, input) => toMemberRest(await getMember(ctx, input.params.org, input.params.user)),
   }),
   route({
     method: 'PATCH',
     path: '/organizations/:org/members/:user/',
     permission: 'manage_organization',
     summary: "Change a member's role or permissions",
-    handler: (ctx, input) => updateMember(ctx, input.params.org, input.params.user, input.body),
+    handler: async (ctx, input) => toMemberRest(await updateMember(ctx, input.params.org, input.params.user, input.body)),
   }),
   route({
     method: 'DELETE',
@@ -134,21 +147,25 @@ const invitations: RouteSpec[] = [
     path: '/organizations/:org/invitations/',
     permission: 'invite_members',
     summary: 'Invitations of an organization',
-    handler: paged((ctx, input) => listInvitations(ctx, input.params.org, listInputFromQuery(input.query, { status: 'string' }))),
+    handler: paged(async (ctx, input) =>
+      viewed(await listInvitations(ctx, input.params.org, listInputFromQuery(input.query, { status: 'string' })), toInvitationRest),
+    ),
   }),
   route({
     method: 'POST',
     path: '/organizations/:org/invitations/',
     permission: 'invite_members',
     summary: 'Invite someone by e-mail; answers the token once',
-    handler: async (ctx, input) => new RestResult(201, await createInvitation(ctx, input.params.org, input.body), NO_STORE),
+    handler: async (ctx, input) =>
+      new RestResult(201, toCreatedInvitationRest(await createInvitation(ctx, input.params.org, input.body)), NO_STORE),
   }),
   route({
     method: 'POST',
     path: '/organizations/:org/invitations/:uuid/resend/',
     permission: 'invite_members',
     summary: 'Renew the token and expiry of an invitation and mail it again',
-    handler: async (ctx, input) => new RestResult(200, await resendInvitation(ctx, input.params.org, input.params.uuid), NO_STORE),
+    handler: async (ctx, input) =>
+      new RestResult(200, toCreatedInvitationRest(await resendInvitation(ctx, input.params.org, input.params.uuid)), NO_STORE),
   }),
   route({
     method: 'DELETE',
@@ -164,7 +181,7 @@ const invitations: RouteSpec[] = [
     permission: null,
     auth: 'optional',
     summary: 'Read an invitation by its token',
-    handler: (ctx, input) => getInvitationByToken(ctx, input.params.token),
+    handler: async (ctx, input) => toPublicInvitationRest(await getInvitationByToken(ctx, input.params.token)),
   }),
   route({
     method: 'POST',
@@ -173,7 +190,7 @@ const invitations: RouteSpec[] = [
     auth: 'optional',
     status: 200,
     summary: 'Accept an invitation (signed in with the invited address, or {username, password} to sign up)',
-    handler: (ctx, input) => acceptInvitation(ctx, input.params.token, input.body),
+    handler: async (ctx, input) => toAcceptResultRest(await acceptInvitation(ctx, input.params.token, input.body)),
   }),
   route({
     method: 'POST',
@@ -182,7 +199,7 @@ const invitations: RouteSpec[] = [
     auth: 'optional',
     status: 200,
     summary: 'Decline an invitation',
-    handler: (ctx, input) => declineInvitation(ctx, input.params.token),
+    handler: async (ctx, input) => toPublicInvitationRest(await declineInvitation(ctx, input.params.token)),
   }),
 ];
 
@@ -192,8 +209,15 @@ const auditTrail: RouteSpec[] = [
     path: '/organizations/:org/audit/',
     permission: 'manage_organization',
     summary: "An organization's audit trail",
-    handler: paged((ctx, input) =>
-      listOrganizationAudit(ctx, input.params.org, listInputFromQuery(input.query, { ...AUDIT_FILTERS, include_deleted: 'boolean' })),
+    handler: paged(async (ctx, input) =>
+      viewed(
+        await listOrganizationAudit(
+          ctx,
+          input.params.org,
+          listInputFromQuery(input.query, { ...AUDIT_FILTERS, include_deleted: 'boolean' }),
+        ),
+        toAuditRest,
+      ),
     ),
   }),
   route({
@@ -201,7 +225,9 @@ const auditTrail: RouteSpec[] = [
     path: '/audit/',
     permission: null,
     summary: 'The whole audit trail (staff)',
-    handler: paged((ctx, input) => listAudit(ctx, listInputFromQuery(input.query, { ...AUDIT_FILTERS, organization: 'string' }))),
+    handler: paged(async (ctx, input) =>
+      viewed(await listAudit(ctx, listInputFromQuery(input.query, { ...AUDIT_FILTERS, organization: 'string' })), toAuditRest),
+    ),
   }),
 ];
 

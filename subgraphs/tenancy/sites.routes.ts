@@ -3,11 +3,12 @@
 import type { RestInput, RouteSpec } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
 import { listInputFromQuery, parseBool, toPage, type ListResult, type Query } from '../core/listing.js';
-import { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from './api-key-admin.service.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './api-key-admin.service.js';
 import { appTableCounts, createApp, deleteApp, listApps, resolveApp, restoreApp, updateApp, type App } from './app.service.js';
 import { createDomain, deleteDomain, getDomain, listDomains, updateDomain } from './domain.service.js';
 import { createSite, deleteSite, getSite, getSiteConfig, listSites, restoreSite, updateSite } from './site.service.js';
 import { toAppRest, toDomainRest, toSiteConfigRest, toSiteRest } from './site-views.js';
+import { toApiKeyRest } from './users-views.js';
 
 type Handler = RouteSpec['handler'];
 
@@ -120,7 +121,7 @@ export const sitesRoutes: RouteSpec[] = [
     'site',
     'manage_site',
     'API keys of an app (never the keys themselves)',
-    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, listInputFromQuery(i.query)), toApiKeyView),
+    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, listInputFromQuery(i.query)), toApiKeyRest),
     'auth',
   ),
   route(
@@ -131,7 +132,7 @@ export const sitesRoutes: RouteSpec[] = [
     'Create an API key (shown once)',
     async (ctx, i) => {
       const k = await createApiKey(ctx, i.params.app, i.body);
-      return { ...toApiKeyView(k), key: k.key };
+      return { ...toApiKeyRest(k), key: k.key };
     },
     'auth',
   ),

@@ -12,7 +12,7 @@ import type { Domain } from './domain.service.js';
 import { getOrganization, listOrganizations, type Organization } from './organization.service.js';
 import { findGroups, findOrganizations, findUsers, type GroupRow, type UserRow } from './reference.service.js';
 import { findDomains, findSites, getSite, listSiteDomains, type Site } from './site.service.js';
-import { getMe, type UserView } from './user.service.js';
+import { getMe, type UserAccount } from './user.service.js';
 
 /** A loader of rows by id that answers null for ids the caller may not see. */
 function byId<R>(ctx: RequestContext, find: (ctx: RequestContext, ids: readonly string[]) => Promise<R[]>, idOf: (r: R) => string) {
@@ -33,18 +33,19 @@ const createLoaders = (ctx: RequestContext) => ({
 
 const loaders = (c: SubgraphContext) => perRequest(c, 'tenancy', createLoaders);
 
-export const userFromView = (u: UserView) => ({
+/** The services' user as the GraphQL User. */
+export const userFromAccount = (u: UserAccount) => ({
   id: u.uuid,
   slug: u.slug,
   username: u.username,
   email: u.email,
-  firstName: u.first_name,
-  lastName: u.last_name,
-  isStaff: u.is_staff,
-  isSuperuser: u.is_superuser,
-  isActive: u.is_active,
-  dateJoined: u.date_joined,
-  lastLogin: u.last_login,
+  firstName: u.firstName,
+  lastName: u.lastName,
+  isStaff: u.isStaff,
+  isSuperuser: u.isSuperuser,
+  isActive: u.isActive,
+  dateJoined: u.dateJoined,
+  lastLogin: u.lastLogin,
 });
 
 // Only active users are ever loaded by reference.
@@ -116,7 +117,7 @@ export const tenancyResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   Query: {
-    me: (_p, _a, { ctx }) => getMe(ctx).then(userFromView),
+    me: (_p, _a, { ctx }) => getMe(ctx).then(userFromAccount),
     organization: (_p, args: { slug: string }, { ctx }) => getOrganization(ctx, args.slug).then(toGraphOrganization),
     organizations: (_p, args: PageArgs, { ctx }) => listOrganizations(ctx, args).then((r) => toConnection(r, toGraphOrganization)),
     site: (_p, args: { slug: string }, { ctx }) => getSite(ctx, args.slug).then(toGraphSite),

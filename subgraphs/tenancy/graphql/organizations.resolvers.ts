@@ -3,17 +3,17 @@
 // REST body the same service functions parse.
 import type { ResolverMap } from '../../core/graphql/resolvers.js';
 import { toConnection, type PageArgs } from '../../core/graphql/context.js';
-import { listAudit, listOrganizationAudit, type AuditView } from '../audit.service.js';
-import { acceptInvitation, declineInvitation, getInvitationByToken, type PublicInvitationView } from '../invitation-response.service.js';
+import { listAudit, listOrganizationAudit, type AuditRecord } from '../audit.service.js';
+import { acceptInvitation, declineInvitation, getInvitationByToken, type PublicInvitation } from '../invitation-response.service.js';
 import {
   createInvitation,
   listInvitations,
   resendInvitation,
   revokeInvitation,
-  type InvitationView,
-  type InvitationWithToken,
+  type CreatedInvitation,
+  type Invitation,
 } from '../invitation.service.js';
-import { getMember, listMembers, removeMember, updateMember, type MemberView } from '../member.service.js';
+import { getMember, listMembers, removeMember, updateMember, type Member } from '../member.service.js';
 import {
   createOrganization,
   deleteOrganization,
@@ -27,31 +27,15 @@ type Input = Record<string, unknown>;
 type OrgArgs = { organization: string };
 type Parent = { id: string };
 
-const memberOut = (m: MemberView) => ({ ...m, id: m.uuid, joinedAt: m.joined_at });
+const memberOut = (m: Member) => ({ ...m, id: m.uuid });
 
-const invitationOut = (i: InvitationView) => ({
-  id: i.uuid,
-  inviteeIdentifier: i.invitee_identifier,
-  permissions: i.permissions,
-  invitationConfig: i.invitation_config,
-  status: i.status,
-  expiresAt: i.expires_at,
-  createdAt: i.created_at,
-  invitedBy: i.invited_by,
-});
+const invitationOut = (i: Invitation) => ({ ...i, id: i.uuid });
 
-const createdOut = ({ token, ...i }: InvitationWithToken) => ({ invitation: invitationOut(i), token });
+const createdOut = (c: CreatedInvitation) => ({ invitation: invitationOut(c.invitation), token: c.token });
 
-const publicOut = (i: PublicInvitationView) => ({
-  id: i.uuid,
-  organization: { ...i.organization, id: i.organization.uuid },
-  inviteeIdentifier: i.invitee_identifier,
-  permissions: i.permissions,
-  status: i.status,
-  expiresAt: i.expires_at,
-});
+const publicOut = (i: PublicInvitation) => ({ ...i, id: i.uuid, organization: { ...i.organization, id: i.organization.uuid } });
 
-const auditOut = (a: AuditView) => ({ ...a, id: String(a.id), objectType: a.object_type, objectId: a.object_id, createdAt: a.created_at });
+const auditOut = (a: AuditRecord) => ({ ...a, id: String(a.id) });
 
 type AuditArgs = PageArgs & { objectType?: string | null; action?: string | null };
 
