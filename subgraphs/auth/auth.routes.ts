@@ -1,7 +1,7 @@
 // REST routes of authentication (DECISIONS §3). Adapters only: parse, call, shape.
 import type { RequestContext } from '../core/context.js';
 import type { Platform } from '../core/platform.js';
-import { toUserView } from '../tenancy/tenancy.api.js';
+import { toUserAccount, toUserRest } from '../tenancy/tenancy.api.js';
 import { userRepository } from '../tenancy/tenancy.api.js';
 import { errors } from '../core/errors.js';
 import { RestResult, type RestInput, type RouteSpec } from '../core/rest.js';
@@ -25,7 +25,7 @@ function bearer(input: RestInput): string | undefined {
 async function userView(platform: Platform, user: AuthUser) {
   const full = await userRepository.findActiveById(platform.pool, user.id);
   if (!full) throw errors.authenticationFailed('User not found or inactive.');
-  return toUserView(full);
+  return toUserRest(toUserAccount(full));
 }
 
 const jwtRoutes: RouteSpec[] = [

@@ -3,24 +3,15 @@
 import { apiKeyFormat } from './api-key-format.js';
 import type { RequestContext } from '../core/context.js';
 import { errors, type FieldErrors } from '../core/errors.js';
-import { pageRequest, type ListInput } from '../core/listing.js';
+import { pageRequest, type ListInput, type ListResult } from '../core/listing.js';
 import { isUuid } from '../core/slug.js';
 import { requireSiteAdmin, resolveApp } from './app.service.js';
 import type { AppRow } from './app.repository.js';
 import { audit } from './audit-log.js';
 import { bodyObject, textField } from './site.service.js';
 
-export interface ApiKeyView {
-  id: number;
-  uuid: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-interface ApiKeyRecordRow {
+/** An API key as the services answer it: never the key, only its prefix (REST view: users-views.ts). */
+export interface ApiKey {
   id: number;
   uuid: string;
   name: string;
@@ -29,16 +20,6 @@ interface ApiKeyRecordRow {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
-
-export const toApiKeyView = (k: ApiKeyRecordRow): ApiKeyView => ({
-  id: k.id,
-  uuid: k.uuid,
-  name: k.name,
-  prefix: k.prefix,
-  created_at: k.createdAt.toISOString(),
-  last_used_at: k.lastUsedAt?.toISOString() ?? null,
-  revoked_at: k.revokedAt?.toISOString() ?? null,
-});
 
 const SELECT = { id: true, uuid: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 
@@ -49,7 +30,7 @@ async function appForKeys(ctx: RequestContext, appRef: string): Promise<{ app: A
   return { app, organizationId: site.organizationId };
 }
 
-export async function listApiKeys(ctx: RequestContext, appRef: string, input: ListInput) {
+export async function listApiKeys(ctx: RequestContext, appRef: string, input: ListInput): Promise<ListResult<ApiKey>> {
   const { app } = await appForKeys(ctx, appRef);
   const page = pageRequest(input);
   const where = { appId: app.id };
@@ -67,7 +48,7 @@ export async function listApiKeys(ctx: RequestContext, appRef: string, input: Li
 }
 
 /** The key itself is in this answer only; what is stored is its SHA-256. */
-export async function createApiKey(ctx: RequestContext, appRef: string, body: unknown): Promise<ApiKeyRecordRow & { key: string }> {
+export async function createApiKey(ctx: RequestContext, appRef: string, body: unknown): Promise<ApiKey & { key: string }> {
   const { app, organizationId } = await appForKeys(ctx, appRef);
   const errs: FieldErrors = {};
   const name = textField(bodyObject(body), 'name', errs, { required: true, max: 100 });
@@ -99,7 +80,7 @@ export async function createApiKey(ctx: RequestContext, appRef: string, body: un
 
 /** Revokes by id or UUID; revoking a revoked key changes nothing. */
 /** Revokes a key (again: nothing changes); answers the key as it is now. */
-export async function revokeApiKey(ctx: RequestContext, appRef: string, ref: string): Promise<ApiKeyRecordRow> {
+export async function revokeApiKey(ctx: RequestContext, appRef: string, ref: string): Promise<ApiKey> {
   const { app, organizationId } = await appForKeys(ctx, appRef);
   const byId = /^\d{1,9}$/.test(ref) ? { id: Number(ref) } : isUuid(ref) ? { uuid: ref.toLowerCase() } : null;
   const key = byId && (await ctx.platform.prisma.apiKey.findFirst({ where: { appId: app.id, ...byId }, select: SELECT }));

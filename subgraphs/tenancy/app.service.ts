@@ -12,6 +12,12 @@ import { bodyObject, mayAdminister, requireSite, textField } from './site.servic
 
 export type { AppRow };
 
+/**
+ * An app as the services answer it (camelCase, Dates): the REST routes render the seed's view
+ * (site-views.ts, with `appTableCounts`), GraphQL maps it to `App`.
+ */
+export type App = AppRow;
+
 /** Apps live in a site: the caller needs a tenant host, credentials and access to that site. */
 async function requireSiteAccess(ctx: RequestContext): Promise<SiteRef> {
   if (!ctx.site) throw errors.tenantRequired();
@@ -24,7 +30,7 @@ async function requireSiteAccess(ctx: RequestContext): Promise<SiteRef> {
  * The app of an `/api/apps/{app}/…` path, for every module: this host's site, by slug or UUID;
  * 404 for an unknown, deleted or foreign app, and for any app but its own to an API key.
  */
-export async function resolveApp(ctx: RequestContext, ref: string, opts: { includeDeleted?: boolean } = {}): Promise<AppRow> {
+export async function resolveApp(ctx: RequestContext, ref: string, opts: { includeDeleted?: boolean } = {}): Promise<App> {
   const site = await requireSiteAccess(ctx);
   const [row] = await appRepository.find(ctx.platform.pool, {
     access: { sql: 'TRUE', params: [] }, // checked above for this very site
@@ -43,7 +49,7 @@ export async function resolveApp(ctx: RequestContext, ref: string, opts: { inclu
  * on their own objects. 404 for an unknown, deleted or foreign app, and for any app but its own
  * to an API key.
  */
-export async function findSiteApp(ctx: RequestContext, ref: string): Promise<AppRow> {
+export async function findSiteApp(ctx: RequestContext, ref: string): Promise<App> {
   if (!ctx.site) throw errors.tenantRequired();
   const [row] = await appRepository.find(ctx.platform.pool, {
     access: { sql: 'TRUE', params: [] }, // the caller checks access to what it serves
@@ -56,10 +62,10 @@ export async function findSiteApp(ctx: RequestContext, ref: string): Promise<App
 }
 
 /** One app of this host's site by slug or UUID (GraphQL `app(slug)`). */
-export const getApp = (ctx: RequestContext, ref: string): Promise<AppRow> => resolveApp(ctx, ref);
+export const getApp = (ctx: RequestContext, ref: string): Promise<App> => resolveApp(ctx, ref);
 
 /** Visible apps among `uuids`, in one query; on a tenant host only that site's apps. */
-export async function findApps(ctx: RequestContext, uuids: readonly string[]): Promise<AppRow[]> {
+export async function findApps(ctx: RequestContext, uuids: readonly string[]): Promise<App[]> {
   const valid = uuids.filter(isUuid).map((u) => u.toLowerCase());
   if (ctx.principal.kind === 'anonymous' || valid.length === 0) return [];
   return appRepository.find(ctx.platform.pool, {
@@ -74,7 +80,7 @@ export async function findApps(ctx: RequestContext, uuids: readonly string[]): P
  * A visible app by UUID, or 404; with `permission` (a module permission such as
  * `data:read`), 403 unless the caller holds it on the app's site.
  */
-export async function requireApp(ctx: RequestContext, uuid: string, permission?: string): Promise<AppRow> {
+export async function requireApp(ctx: RequestContext, uuid: string, permission?: string): Promise<App> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   const [row] = await findApps(ctx, [uuid]);
   if (!row) throw errors.notFound('App not found.');
@@ -85,37 +91,17 @@ export async function requireApp(ctx: RequestContext, uuid: string, permission?:
 // ---------------------------------------------------------------------------------------------
 // Apps CRUD (DECISIONS §5): site owners and admins write, view_site reads.
 
-export interface AppView {
-  id: number;
-  uuid: string;
-  name: string;
-  slug: string;
-  description: string;
-  table_count: number;
-  created_at: string;
-  updated_at: string;
+/**
+ * The number of data tables of each app (the REST view's `table_count`), from the data module
+ * in one query; no query for no apps.
+ */
+export async function appTableCounts(ctx: RequestContext, apps: readonly App[]): Promise<Map<number, number>> {
+  if (apps.length === 0) return new Map();
+  return ctx.platform.hooks.api.appTableCounts(
+    ctx,
+    apps.map((a) => a.id),
+  );
 }
-
-export async function toAppViews(ctx: RequestContext, rows: AppRow[]): Promise<AppView[]> {
-  const counts = rows.length
-    ? await ctx.platform.hooks.api.appTableCounts(
-        ctx,
-        rows.map((r) => r.id),
-      )
-    : new Map<number, number>();
-  return rows.map((a) => ({
-    id: a.id,
-    uuid: a.uuid,
-    name: a.name,
-    slug: a.slug,
-    description: a.description,
-    table_count: counts.get(a.id) ?? 0,
-    created_at: a.createdAt.toISOString(),
-    updated_at: a.updatedAt.toISOString(),
-  }));
-}
-
-export const toAppView = async (ctx: RequestContext, row: AppRow): Promise<AppView> => (await toAppViews(ctx, [row]))[0];
 
 /** Owners and admins of this host's site (manage_site); an API key never administers apps. */
 export async function requireSiteAdmin(ctx: RequestContext): Promise<SiteRef> {
@@ -152,7 +138,7 @@ async function appListSite(ctx: RequestContext, siteUuid: string | undefined): P
  * site's: on its own host the same list; on a platform host, any site the caller can view
  * (view_site, as on its host), 404 for one they cannot.
  */
-export async function listApps(ctx: RequestContext, input: ListInput, siteUuid?: string): Promise<ListResult<AppRow>> {
+export async function listApps(ctx: RequestContext, input: ListInput, siteUuid?: string): Promise<ListResult<App>> {
   const site = await appListSite(ctx, siteUuid);
   const page = pageRequest(input);
   const { rows, count } = await appRepository.list(
@@ -169,7 +155,7 @@ export async function listApps(ctx: RequestContext, input: ListInput, siteUuid?:
   return { page, count, items: rows };
 }
 
-export async function createApp(ctx: RequestContext, body: unknown): Promise<AppRow> {
+export async function createApp(ctx: RequestContext, body: unknown): Promise<App> {
   const site = await requireSiteAdmin(ctx);
   const input = parseAppInput(body, true);
   const app = await withUniqueSlug({
@@ -201,7 +187,7 @@ export async function createApp(ctx: RequestContext, body: unknown): Promise<App
   return resolveApp(ctx, app.uuid);
 }
 
-export async function updateApp(ctx: RequestContext, ref: string, body: unknown, partial: boolean): Promise<AppRow> {
+export async function updateApp(ctx: RequestContext, ref: string, body: unknown, partial: boolean): Promise<App> {
   const app = await resolveApp(ctx, ref);
   const site = await requireSiteAdmin(ctx);
   const input = parseAppInput(body, !partial);
@@ -225,7 +211,7 @@ export async function updateApp(ctx: RequestContext, ref: string, body: unknown,
 
 /** Soft delete; the app's API keys stop at once. */
 /** Soft-deletes an app; answers it as it was before. */
-export async function deleteApp(ctx: RequestContext, ref: string): Promise<AppRow> {
+export async function deleteApp(ctx: RequestContext, ref: string): Promise<App> {
   const app = await resolveApp(ctx, ref);
   const site = await requireSiteAdmin(ctx);
   await ctx.platform.prisma.$transaction(async (tx) => {
@@ -236,7 +222,7 @@ export async function deleteApp(ctx: RequestContext, ref: string): Promise<AppRo
   return app;
 }
 
-export async function restoreApp(ctx: RequestContext, ref: string): Promise<AppRow> {
+export async function restoreApp(ctx: RequestContext, ref: string): Promise<App> {
   const app = await resolveApp(ctx, ref, { includeDeleted: true });
   const site = await requireSiteAdmin(ctx);
   if (app.isDeleted || !app.isActive) {

@@ -3,15 +3,18 @@ import type pg from 'pg';
 import { queryPage } from '../core/paged-query.js';
 import type { PageRequest } from '../core/listing.js';
 
-export interface AuditRow {
+/** One entry of the trail as it is read: who (username), what, on which object, when. */
+export interface AuditRecord {
   id: number;
+  /** Username of the actor; null for a change made without a user (an API key). */
   actor: string | null;
   action: string;
-  object_type: string;
-  object_id: string;
+  objectType: string;
+  objectId: string;
+  /** Slug of the organization the change belongs to. */
   organization: string | null;
   changes: Record<string, unknown>;
-  created_at: Date;
+  createdAt: Date;
 }
 
 export interface AuditFilter {
@@ -39,10 +42,11 @@ function where(f: AuditFilter): { sql: string; params: unknown[] } {
 
 export const auditRepository = {
   /** Newest first; ties (entries of one transaction) in reverse order of writing. */
-  async list(pool: pg.Pool, f: AuditFilter, page: PageRequest): Promise<{ rows: AuditRow[]; count: number }> {
+  async list(pool: pg.Pool, f: AuditFilter, page: PageRequest): Promise<{ rows: AuditRecord[]; count: number }> {
     const w = where(f);
-    return queryPage<AuditRow>(pool, {
-      select: 'a.id, u.username AS actor, a.action, a.object_type, a.object_id, o.slug AS organization, a.changes, a.created_at',
+    return queryPage<AuditRecord>(pool, {
+      select: `a.id, u.username AS actor, a.action, a.object_type AS "objectType", a.object_id AS "objectId", o.slug AS organization,
+        a.changes, a.created_at AS "createdAt"`,
       from: 'FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN organizations o ON o.id = a.organization_id',
       where: w,
       orderBy: 'a.created_at DESC, a.id DESC',

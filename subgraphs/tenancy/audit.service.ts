@@ -3,15 +3,14 @@
 import type { RequestContext } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { pageRequest, type ListInput, type ListResult } from '../core/listing.js';
-import { auditRepository, type AuditFilter, type AuditRow } from './audit.repository.js';
+import { auditRepository, type AuditFilter, type AuditRecord } from './audit.repository.js';
 import { requireOrganization } from './organization.service.js';
 
 // Reads: an organization's trail (owners, manage_organization, staff) and the whole trail
 // (staff). Entries other modules write with an organizationId show in the organization's.
 
-export type AuditView = Omit<AuditRow, 'created_at'> & { created_at: string };
-
-export const toAuditView = (r: AuditRow): AuditView => ({ ...r, created_at: r.created_at.toISOString() });
+/** Services answer the entries as the repository reads them; each transport renders its own view. */
+export type { AuditRecord };
 
 /** Audit filters (exact matches, at most 100 characters each). */
 export interface AuditListInput extends Omit<ListInput, 'search' | 'ordering'> {
@@ -40,24 +39,24 @@ export async function listOrganizationAudit(
   ctx: RequestContext,
   orgRef: string,
   input: AuditListInput & { includeDeleted?: boolean | null },
-): Promise<ListResult<AuditView>> {
+): Promise<ListResult<AuditRecord>> {
   const includeDeleted = input.includeDeleted ?? false;
   const org = await requireOrganization(ctx, orgRef, { permission: 'manage_organization', includeDeleted });
   const page = pageRequest(input);
   const { rows, count } = await auditRepository.list(ctx.platform.pool, { ...filters(input), organizationId: org.id }, page);
-  return { page, count, items: rows.map(toAuditView) };
+  return { page, count, items: rows };
 }
 
 /** Every entry, staff only; `organization` narrows to one (slug or UUID). */
 export async function listAudit(
   ctx: RequestContext,
   input: AuditListInput & { organization?: string | null },
-): Promise<ListResult<AuditView>> {
+): Promise<ListResult<AuditRecord>> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   if (ctx.principal.kind !== 'user' || !(ctx.principal.isStaff || ctx.principal.isSuperuser)) throw errors.permissionDenied();
   const page = pageRequest(input);
   const orgRef = input.organization;
   const organizationId = orgRef ? (await requireOrganization(ctx, orgRef, { includeDeleted: true })).id : undefined;
   const { rows, count } = await auditRepository.list(ctx.platform.pool, { ...filters(input), organizationId }, page);
-  return { page, count, items: rows.map(toAuditView) };
+  return { page, count, items: rows };
 }

@@ -9,27 +9,9 @@ import { isUniqueViolation } from '../core/db.js';
 import { audit } from './audit-log.js';
 import { domainRepository } from './domain.repository.js';
 import { siteRepository, type DomainRow, type SiteRow } from './site.repository.js';
-import { bodyObject, getSite, mayAdminister } from './site.service.js';
+import { bodyObject, getSite, mayAdminister, type Domain } from './site.service.js';
 
-export interface DomainView {
-  uuid: string;
-  slug: string;
-  domain: string;
-  is_primary: boolean;
-  is_active: boolean;
-  site: string;
-  created_at: string;
-}
-
-export const toDomainView = (d: DomainRow): DomainView => ({
-  uuid: d.uuid,
-  slug: d.slug,
-  domain: d.domain,
-  is_primary: d.isPrimary,
-  is_active: d.isActive,
-  site: d.siteUuid,
-  created_at: d.createdAt.toISOString(),
-});
+export type { Domain };
 
 const isUnderBaseDomain = (host: string, base: string) => host === base || host.endsWith(`.${base}`);
 
@@ -72,18 +54,18 @@ async function findDomain(ctx: RequestContext, site: SiteRow, ref: string): Prom
 
 const hostTaken = (host: string) => errors.conflict(`The host "${host}" already belongs to a site.`, { domain: ['Already in use.'] });
 
-export async function listDomains(ctx: RequestContext, siteRef: string, input: ListInput): Promise<ListResult<DomainRow>> {
+export async function listDomains(ctx: RequestContext, siteRef: string, input: ListInput): Promise<ListResult<Domain>> {
   const site = await getSite(ctx, siteRef);
   const page = pageRequest(input);
   const { rows, count } = await siteRepository.listDomains(ctx.platform.pool, site.id, page);
   return { page, count, items: rows };
 }
 
-export async function getDomain(ctx: RequestContext, siteRef: string, ref: string): Promise<DomainRow> {
+export async function getDomain(ctx: RequestContext, siteRef: string, ref: string): Promise<Domain> {
   return findDomain(ctx, await getSite(ctx, siteRef), ref);
 }
 
-export async function createDomain(ctx: RequestContext, siteRef: string, body: unknown): Promise<DomainRow> {
+export async function createDomain(ctx: RequestContext, siteRef: string, body: unknown): Promise<Domain> {
   const site = await siteForWrite(ctx, siteRef);
   const b = bodyObject(body);
   const errs: FieldErrors = {};
@@ -119,7 +101,7 @@ export async function createDomain(ctx: RequestContext, siteRef: string, body: u
 }
 
 /** PATCH `{domain, is_primary}`. A primary domain is changed by making another one primary. */
-export async function updateDomain(ctx: RequestContext, siteRef: string, ref: string, body: unknown): Promise<DomainRow> {
+export async function updateDomain(ctx: RequestContext, siteRef: string, ref: string, body: unknown): Promise<Domain> {
   const site = await siteForWrite(ctx, siteRef);
   const current = await findDomain(ctx, site, ref);
   const b = bodyObject(body);
@@ -159,7 +141,7 @@ export async function updateDomain(ctx: RequestContext, siteRef: string, ref: st
 
 /** Removes the mapping (the host is free again). The primary goes last. */
 /** Removes a domain; answers it as it was before. */
-export async function deleteDomain(ctx: RequestContext, siteRef: string, ref: string): Promise<DomainRow> {
+export async function deleteDomain(ctx: RequestContext, siteRef: string, ref: string): Promise<Domain> {
   const site = await siteForWrite(ctx, siteRef);
   const d = await findDomain(ctx, site, ref);
   await ctx.platform.prisma.$transaction(async (tx) => {

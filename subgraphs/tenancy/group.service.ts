@@ -5,7 +5,7 @@
 // Visible: an organization's groups to whoever can view the organization, any group to its
 // members, everything to staff; others answer 404. Changed: platform groups by superusers,
 // organization groups by owners and holders of manage_organization there (403 otherwise).
-// Services return the group record; each transport shapes it (toGroupView for REST).
+// Services return the group record; each transport renders it (REST: users-views.ts).
 // Access checks read group membership live from the database, so a change applies at once
 // in every process: there is no permission cache to invalidate.
 import type { RequestContext } from '../core/context.js';
@@ -14,32 +14,10 @@ import { orderBy, pageRequest, searchTerm, type ListInput, type ListResult } fro
 import { slugOrUuid } from '../core/slug.js';
 import { accessPredicate, can, rightsChanged } from './access.service.js';
 import { audit } from './audit-log.js';
-import { groupRepository, type GroupFilter, type GroupMemberRef, type GroupRecord } from './group.repository.js';
+import { groupRepository, type GroupFilter, type GroupRecord } from './group.repository.js';
 import { asBody, Checker, checkPermissions } from './user-input.js';
 import { userRepository } from './user.repository.js';
 import { requireUserPrincipal } from './user.service.js';
-
-export interface GroupView {
-  id: number;
-  name: string;
-  scope: 'platform' | 'organization';
-  organization: string | null;
-  permissions: string[];
-  users: GroupMemberRef[];
-  created_at: string;
-  updated_at: string;
-}
-
-export const toGroupView = (g: GroupRecord): GroupView => ({
-  id: g.id,
-  name: g.name,
-  scope: g.scope,
-  organization: g.organizationSlug,
-  permissions: g.permissions,
-  users: g.users,
-  created_at: new Date(g.createdAt).toISOString(),
-  updated_at: new Date(g.updatedAt).toISOString(),
-});
 
 const ORDERING = { name: 'name', id: 'id', created_at: 'created_at', updated_at: 'updated_at' };
 const SCOPES = ['platform', 'organization'];

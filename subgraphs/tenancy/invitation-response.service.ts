@@ -11,32 +11,40 @@ import { audit } from './audit-log.js';
 import { invitationRepository, type InvitationStatus, type TokenInvitationRow } from './invitation.repository.js';
 import { hashToken, invitationStatus } from './invitation.service.js';
 import { memberRepository } from './member.repository.js';
-import { toMemberView, type MemberView } from './member.service.js';
+import type { Member } from './member.service.js';
 import { hashPassword } from './password.js';
 import { userRepository, type User } from './user.repository.js';
 
-export interface PublicInvitationView {
+/** An invitation as its invitee sees it, with what they are shown of the organization. */
+export interface PublicInvitation {
   uuid: string;
   organization: { uuid: string; slug: string; name: string };
-  invitee_identifier: string;
+  inviteeIdentifier: string;
   permissions: string[];
+  /** The effective status: a pending invitation past its expiry is `expired`. */
   status: InvitationStatus;
-  expires_at: string;
+  expiresAt: Date;
 }
 
 export interface AcceptResult {
   status: 'accepted';
-  organization: PublicInvitationView['organization'];
-  member: MemberView;
+  organization: PublicInvitation['organization'];
+  member: Member;
 }
 
-const toPublicView = (i: TokenInvitationRow): PublicInvitationView => ({
+const organizationOf = (i: TokenInvitationRow): PublicInvitation['organization'] => ({
+  uuid: i.organizationUuid,
+  slug: i.organizationSlug,
+  name: i.organizationName,
+});
+
+const toPublicInvitation = (i: TokenInvitationRow): PublicInvitation => ({
   uuid: i.uuid,
-  organization: { uuid: i.organization_uuid, slug: i.organization_slug, name: i.organization_name },
-  invitee_identifier: i.invitee_identifier,
+  organization: organizationOf(i),
+  inviteeIdentifier: i.inviteeIdentifier,
   permissions: i.permissions,
   status: invitationStatus(i),
-  expires_at: i.expires_at.toISOString(),
+  expiresAt: i.expiresAt,
 });
 
 // Tokens are 43 URL-safe characters; anything else cannot match and is not looked up.
@@ -59,8 +67,8 @@ async function usable(ctx: RequestContext, token: string): Promise<TokenInvitati
 }
 
 /** `GET /api/invitations/{token}/`: what the invitee needs to decide. */
-export async function getInvitationByToken(ctx: RequestContext, token: string): Promise<PublicInvitationView> {
-  return toPublicView(await byToken(ctx, token));
+export async function getInvitationByToken(ctx: RequestContext, token: string): Promise<PublicInvitation> {
+  return toPublicInvitation(await byToken(ctx, token));
 }
 
 interface SignUpBody {
@@ -81,14 +89,14 @@ const SIGN_UP_SCHEMA = {
 type Acceptor = { kind: 'existing'; user: User } | { kind: 'new'; username: string; passwordHash: string };
 
 async function acceptor(ctx: RequestContext, inv: TokenInvitationRow, input: unknown): Promise<Acceptor> {
-  const email = inv.invitee_identifier.toLowerCase();
+  const email = inv.inviteeIdentifier.toLowerCase();
   if (ctx.principal.kind === 'api_key') throw errors.permissionDenied('An invitation is accepted by a person, not an API key.');
   if (ctx.principal.kind === 'user') {
     const me = await userRepository.findActiveById(ctx.platform.pool, ctx.principal.userId);
     if (!me || me.email.toLowerCase() !== email) throw errors.permissionDenied('This invitation is for another e-mail address.');
     return { kind: 'existing', user: me };
   }
-  if (await userRepository.findActiveByEmail(ctx.platform.prisma, inv.invitee_identifier)) {
+  if (await userRepository.findActiveByEmail(ctx.platform.prisma, inv.inviteeIdentifier)) {
     throw errors.notAuthenticated('A user with this e-mail address exists: sign in as that user to accept.');
   }
   const body = validate<SignUpBody>(SIGN_UP_SCHEMA, input);
@@ -114,11 +122,11 @@ const actingAs = (ctx: RequestContext, u: User): RequestContext => {
 
 /** Groups and sites of the invitation that still exist when it is accepted. */
 async function grantsOf(ctx: RequestContext, inv: TokenInvitationRow) {
-  const config = inv.invitation_config;
-  const groups = await invitationRepository.groupsOf(ctx.platform.pool, inv.organization_id, config.group ?? []);
+  const config = inv.invitationConfig;
+  const groups = await invitationRepository.groupsOf(ctx.platform.pool, inv.organizationId, config.group ?? []);
   const sites = await invitationRepository.sitesOf(
     ctx.platform.pool,
-    inv.organization_id,
+    inv.organizationId,
     (config.site ?? []).map((s) => s.slug),
   );
   const siteGrants = (config.site ?? []).flatMap((entry) => {
@@ -130,12 +138,12 @@ async function grantsOf(ctx: RequestContext, inv: TokenInvitationRow) {
 
 async function createAcceptor(tx: Tx, ctx: RequestContext, inv: TokenInvitationRow, who: Acceptor & { kind: 'new' }): Promise<User> {
   try {
-    const user = await userRepository.create(tx, { username: who.username, email: inv.invitee_identifier, passwordHash: who.passwordHash });
+    const user = await userRepository.create(tx, { username: who.username, email: inv.inviteeIdentifier, passwordHash: who.passwordHash });
     await audit(tx, actingAs(ctx, user), {
       action: 'create',
       objectType: 'user',
       objectId: user.uuid,
-      organizationId: inv.organization_id,
+      organizationId: inv.organizationId,
       changes: { username: user.username, email: user.email, via: 'invitation' },
     });
     return user;
@@ -161,24 +169,24 @@ export async function acceptInvitation(ctx: RequestContext, token: string, input
     if (!(await invitationRepository.transition(tx, inv.id, 'accepted', { unexpired: true, acceptedById: u.id }))) {
       throw alreadyUsed(invitationStatus(await byToken(ctx, token)));
     }
-    await memberRepository.join(tx, inv.organization_id, u.id, inv.permissions);
+    await memberRepository.join(tx, inv.organizationId, u.id, inv.permissions);
     await invitationRepository.addToGroups(tx, u.id, grants.groups);
     await invitationRepository.grantSites(tx, u.id, grants.siteGrants);
     await audit(tx, actingAs(ctx, u), {
       action: 'accept',
       objectType: 'invitation',
       objectId: inv.uuid,
-      organizationId: inv.organization_id,
+      organizationId: inv.organizationId,
       changes: { user: u.username, permissions: inv.permissions, groups: grants.groups, sites: grants.siteSlugs },
     });
     return u;
   });
-  const member = await memberRepository.findOne(ctx.platform.pool, inv.organization_id, { uuid: user.uuid });
-  return { status: 'accepted', organization: toPublicView(inv).organization, member: toMemberView(member!) };
+  const member = await memberRepository.findOne(ctx.platform.pool, inv.organizationId, { uuid: user.uuid });
+  return { status: 'accepted', organization: organizationOf(inv), member: member! };
 }
 
 /** `POST /api/invitations/{token}/decline/`: whoever holds the token may decline. */
-export async function declineInvitation(ctx: RequestContext, token: string): Promise<PublicInvitationView> {
+export async function declineInvitation(ctx: RequestContext, token: string): Promise<PublicInvitation> {
   const inv = await usable(ctx, token);
   await ctx.platform.prisma.$transaction(async (tx) => {
     if (!(await invitationRepository.transition(tx, inv.id, 'declined', { unexpired: true }))) {
@@ -188,9 +196,9 @@ export async function declineInvitation(ctx: RequestContext, token: string): Pro
       action: 'decline',
       objectType: 'invitation',
       objectId: inv.uuid,
-      organizationId: inv.organization_id,
+      organizationId: inv.organizationId,
       changes: { status: 'declined' },
     });
   });
-  return { ...toPublicView(inv), status: 'declined' };
+  return { ...toPublicInvitation(inv), status: 'declined' };
 }

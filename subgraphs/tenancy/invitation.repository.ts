@@ -13,29 +13,32 @@ export interface InvitationConfig {
 export interface InvitationRow {
   id: number;
   uuid: string;
-  organization_id: number;
-  invitee_identifier: string;
+  organizationId: number;
+  inviteeIdentifier: string;
   permissions: string[];
-  invitation_config: InvitationConfig;
+  invitationConfig: InvitationConfig;
+  /** As stored: a pending invitation past its expiry still reads `pending` here. */
   status: 'pending' | 'accepted' | 'declined' | 'revoked';
-  expires_at: Date;
-  created_at: Date;
-  updated_at: Date;
-  invited_by: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Username of the inviter. */
+  invitedBy: string | null;
 }
 
 /** An invitation found by token, with what the invitee is shown of its organization. */
 export interface TokenInvitationRow extends InvitationRow {
-  organization_uuid: string;
-  organization_slug: string;
-  organization_name: string;
+  organizationUuid: string;
+  organizationSlug: string;
+  organizationName: string;
 }
 
 /** `pending` in the table but past its expiry reads as `expired`. */
 export type InvitationStatus = InvitationRow['status'] | 'expired';
 
-const COLUMNS = `i.id, i.uuid, i.organization_id, i.invitee_identifier, i.permissions, i.invitation_config, i.status,
-  i.expires_at, i.created_at, i.updated_at, (SELECT u.username FROM users u WHERE u.id = i.invited_by_id) AS invited_by`;
+const COLUMNS = `i.id, i.uuid, i.organization_id AS "organizationId", i.invitee_identifier AS "inviteeIdentifier", i.permissions,
+  i.invitation_config AS "invitationConfig", i.status, i.expires_at AS "expiresAt", i.created_at AS "createdAt",
+  i.updated_at AS "updatedAt", (SELECT u.username FROM users u WHERE u.id = i.invited_by_id) AS "invitedBy"`;
 
 function statusClause(status: InvitationStatus | undefined, n: number): { sql: string; params: unknown[] } {
   if (!status) return { sql: 'TRUE', params: [] };
@@ -94,7 +97,7 @@ export const invitationRepository = {
   /** By token hash; invitations of a soft-deleted organization are not found. */
   async findByTokenHash(pool: pg.Pool, tokenHash: string): Promise<TokenInvitationRow | null> {
     const { rows } = await pool.query<TokenInvitationRow>(
-      `SELECT ${COLUMNS}, o.uuid AS organization_uuid, o.slug AS organization_slug, o.name AS organization_name
+      `SELECT ${COLUMNS}, o.uuid AS "organizationUuid", o.slug AS "organizationSlug", o.name AS "organizationName"
          FROM invitations i JOIN organizations o ON o.id = i.organization_id
         WHERE i.token_hash = $1 AND NOT o.is_deleted`,
       [tokenHash],

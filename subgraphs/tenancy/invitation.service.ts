@@ -16,31 +16,38 @@ import { checkPermissions } from './member.service.js';
 import { requireOrganization, type OrganizationRow } from './organization.service.js';
 import { userRepository } from './user.repository.js';
 
-export interface InvitationView {
+/** An invitation as the services answer it (the inviter's side); each transport renders its own view. */
+export interface Invitation {
   uuid: string;
-  invitee_identifier: string;
+  inviteeIdentifier: string;
   permissions: string[];
-  invitation_config: InvitationConfig;
+  invitationConfig: InvitationConfig;
+  /** The effective status: a pending invitation past its expiry is `expired`. */
   status: InvitationStatus;
-  expires_at: string;
-  created_at: string;
-  invited_by: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+  /** Username of the inviter. */
+  invitedBy: string | null;
 }
 
-export type InvitationWithToken = InvitationView & { token: string };
+/** A created or renewed invitation and its token, which exists in this answer only. */
+export interface CreatedInvitation {
+  invitation: Invitation;
+  token: string;
+}
 
-export const invitationStatus = (i: Pick<InvitationRow, 'status' | 'expires_at'>): InvitationStatus =>
-  i.status === 'pending' && i.expires_at.getTime() <= Date.now() ? 'expired' : i.status;
+export const invitationStatus = (i: Pick<InvitationRow, 'status' | 'expiresAt'>): InvitationStatus =>
+  i.status === 'pending' && i.expiresAt.getTime() <= Date.now() ? 'expired' : i.status;
 
-export const toInvitationView = (i: InvitationRow): InvitationView => ({
+const toInvitation = (i: InvitationRow): Invitation => ({
   uuid: i.uuid,
-  invitee_identifier: i.invitee_identifier,
+  inviteeIdentifier: i.inviteeIdentifier,
   permissions: i.permissions,
-  invitation_config: { group: i.invitation_config.group ?? [], site: i.invitation_config.site ?? [] },
+  invitationConfig: { group: i.invitationConfig.group ?? [], site: i.invitationConfig.site ?? [] },
   status: invitationStatus(i),
-  expires_at: i.expires_at.toISOString(),
-  created_at: i.created_at.toISOString(),
-  invited_by: i.invited_by,
+  expiresAt: i.expiresAt,
+  createdAt: i.createdAt,
+  invitedBy: i.invitedBy,
 });
 
 export const STATUSES: InvitationStatus[] = ['pending', 'accepted', 'declined', 'revoked', 'expired'];
@@ -125,19 +132,19 @@ async function checkConfig(
 
 async function mail(ctx: RequestContext, org: OrganizationRow, row: InvitationRow, token: string, kind: 'created' | 'renewed') {
   await sendInvitationMail(ctx, {
-    to: row.invitee_identifier,
+    to: row.inviteeIdentifier,
     organizationName: org.name,
     organizationSlug: org.slug,
     invitationUuid: row.uuid,
     link: `${ctx.baseUrl}/api/invitations/${token}/`,
-    expiresAt: row.expires_at,
+    expiresAt: row.expiresAt,
     inviter: ctx.principal.kind === 'user' ? ctx.principal.username : null,
     kind,
   });
 }
 
 /** `POST /api/organizations/{org}/invitations/`: 201 with the token, which is also mailed. */
-export async function createInvitation(ctx: RequestContext, orgRef: string, input: unknown): Promise<InvitationWithToken> {
+export async function createInvitation(ctx: RequestContext, orgRef: string, input: unknown): Promise<CreatedInvitation> {
   const org = await requireOrganization(ctx, orgRef, { permission: 'invite_members' });
   const body = validate<CreateBody>(CREATE_SCHEMA, input);
   const invitee = body.invitee_identifier.trim();
@@ -171,7 +178,7 @@ export async function createInvitation(ctx: RequestContext, orgRef: string, inpu
     return created;
   });
   await mail(ctx, org, row, token, 'created');
-  return { ...toInvitationView(row), token };
+  return { invitation: toInvitation(row), token };
 }
 
 export interface InvitationListInput extends Omit<ListInput, 'search' | 'ordering'> {
@@ -179,17 +186,13 @@ export interface InvitationListInput extends Omit<ListInput, 'search' | 'orderin
   status?: string | null;
 }
 
-export async function listInvitations(
-  ctx: RequestContext,
-  orgRef: string,
-  input: InvitationListInput,
-): Promise<ListResult<InvitationView>> {
+export async function listInvitations(ctx: RequestContext, orgRef: string, input: InvitationListInput): Promise<ListResult<Invitation>> {
   const org = await requireOrganization(ctx, orgRef, { permission: 'invite_members' });
   const page = pageRequest(input);
   const status = input.status || undefined;
   if (status && !STATUSES.includes(status as InvitationStatus)) throw errors.field('status', `Use one of: ${STATUSES.join(', ')}.`);
   const { rows, count } = await invitationRepository.list(ctx.platform.pool, org.id, status as InvitationStatus | undefined, page);
-  return { page, count, items: rows.map(toInvitationView) };
+  return { page, count, items: rows.map(toInvitation) };
 }
 
 async function findInvitation(ctx: RequestContext, org: OrganizationRow, uuid: string): Promise<InvitationRow> {
@@ -201,7 +204,7 @@ async function findInvitation(ctx: RequestContext, org: OrganizationRow, uuid: s
 const notPending = (row: InvitationRow) => errors.invalid(`The invitation is ${invitationStatus(row)}, not pending.`);
 
 /** `POST …/invitations/{uuid}/resend/`: a new token and a new expiry (also for an expired one). */
-export async function resendInvitation(ctx: RequestContext, orgRef: string, uuid: string): Promise<InvitationWithToken> {
+export async function resendInvitation(ctx: RequestContext, orgRef: string, uuid: string): Promise<CreatedInvitation> {
   const org = await requireOrganization(ctx, orgRef, { permission: 'invite_members' });
   const current = await findInvitation(ctx, org, uuid);
   const { token, hash } = newToken();
@@ -213,17 +216,17 @@ export async function resendInvitation(ctx: RequestContext, orgRef: string, uuid
       objectType: 'invitation',
       objectId: current.uuid,
       organizationId: org.id,
-      changes: { expires_at: renewed.expires_at.toISOString() },
+      changes: { expires_at: renewed.expiresAt.toISOString() },
     });
     return renewed;
   });
   await mail(ctx, org, row, token, 'renewed');
-  return { ...toInvitationView(row), token };
+  return { invitation: toInvitation(row), token };
 }
 
 /** `DELETE …/invitations/{uuid}/`: revokes a pending invitation (its token stops working). */
 /** Revokes a pending invitation; answers it as it is now (status revoked). */
-export async function revokeInvitation(ctx: RequestContext, orgRef: string, uuid: string): Promise<InvitationView> {
+export async function revokeInvitation(ctx: RequestContext, orgRef: string, uuid: string): Promise<Invitation> {
   const org = await requireOrganization(ctx, orgRef, { permission: 'invite_members' });
   const current = await findInvitation(ctx, org, uuid);
   await ctx.platform.prisma.$transaction(async (tx) => {
@@ -236,5 +239,5 @@ export async function revokeInvitation(ctx: RequestContext, orgRef: string, uuid
       changes: { status: 'revoked' },
     });
   });
-  return { ...toInvitationView(current), status: 'revoked' };
+  return { ...toInvitation(current), status: 'revoked' };
 }

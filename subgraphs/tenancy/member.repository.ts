@@ -4,16 +4,17 @@ import type pg from 'pg';
 import type { Tx } from '../core/db.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
 
-export interface MemberRow {
-  membership_id: number;
-  user_id: number;
+/** A member: the membership (role, permissions, since when) with its user. */
+export interface Member {
+  membershipId: number;
+  userId: number;
   uuid: string;
   slug: string;
   username: string;
   email: string;
   role: 'owner' | 'member';
   permissions: string[];
-  joined_at: Date;
+  joinedAt: Date;
 }
 
 export interface MemberFilter {
@@ -21,7 +22,8 @@ export interface MemberFilter {
   role?: string;
 }
 
-const COLUMNS = `m.id AS membership_id, u.id AS user_id, u.uuid, u.slug, u.username, u.email, m.role, m.permissions, m.joined_at`;
+const COLUMNS = `m.id AS "membershipId", u.id AS "userId", u.uuid, u.slug, u.username, u.email, m.role, m.permissions,
+  m.joined_at AS "joinedAt"`;
 const FROM = `memberships m JOIN users u ON u.id = m.user_id AND u.is_active AND NOT u.is_deleted`;
 
 export const memberRepository = {
@@ -40,7 +42,7 @@ export const memberRepository = {
     const orderSql = [...order.map((o) => `${o.column} ${o.desc ? 'DESC' : 'ASC'}`), 'm.id ASC'].join(', ');
     const n = params.length;
     const [rows, count] = await Promise.all([
-      pool.query<MemberRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+      pool.query<Member>(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where} ORDER BY ${orderSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [
         ...params,
         page.pageSize,
         page.offset,
@@ -51,9 +53,9 @@ export const memberRepository = {
   },
 
   /** A member by the user's slug or UUID. */
-  async findOne(pool: pg.Pool, orgId: number, ref: { uuid: string } | { slug: string }): Promise<MemberRow | null> {
+  async findOne(pool: pg.Pool, orgId: number, ref: { uuid: string } | { slug: string }): Promise<Member | null> {
     const [col, value] = 'uuid' in ref ? ['u.uuid = $2::uuid', ref.uuid] : ['u.slug = $2', ref.slug];
-    const { rows } = await pool.query<MemberRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE m.organization_id = $1 AND ${col}`, [orgId, value]);
+    const { rows } = await pool.query<Member>(`SELECT ${COLUMNS} FROM ${FROM} WHERE m.organization_id = $1 AND ${col}`, [orgId, value]);
     return rows[0] ?? null;
   },
 

@@ -8,20 +8,11 @@ import { slugOrUuid } from '../core/slug.js';
 import { validate } from '../core/validate.js';
 import { can, rightsChanged } from './access.service.js';
 import { audit } from './audit-log.js';
-import { memberRepository, type MemberRow } from './member.repository.js';
+import { memberRepository, type Member } from './member.repository.js';
 import { requireOrganization } from './organization.service.js';
 
-export type MemberView = Omit<MemberRow, 'membership_id' | 'user_id' | 'joined_at'> & { joined_at: string };
-
-export const toMemberView = (m: MemberRow): MemberView => ({
-  uuid: m.uuid,
-  slug: m.slug,
-  username: m.username,
-  email: m.email,
-  role: m.role,
-  permissions: m.permissions,
-  joined_at: m.joined_at.toISOString(),
-});
+/** Services answer the member as the repository reads it; each transport renders its own view. */
+export type { Member };
 
 export const ROLES = ['owner', 'member'] as const;
 
@@ -44,25 +35,25 @@ export interface MemberListInput extends ListInput {
   role?: string | null;
 }
 
-export async function listMembers(ctx: RequestContext, orgRef: string, input: MemberListInput): Promise<ListResult<MemberView>> {
+export async function listMembers(ctx: RequestContext, orgRef: string, input: MemberListInput): Promise<ListResult<Member>> {
   const org = await requireOrganization(ctx, orgRef);
   const page = pageRequest(input);
   const order = orderBy(input.ordering, ORDERING, 'username');
   const role = input.role ?? undefined;
   if (role && !(ROLES as readonly string[]).includes(role)) throw errors.field('role', 'Use owner or member.');
   const { rows, count } = await memberRepository.list(ctx.platform.pool, org.id, { search: searchTerm(input.search), role }, order, page);
-  return { page, count, items: rows.map(toMemberView) };
+  return { page, count, items: rows };
 }
 
-async function findMember(ctx: RequestContext, orgId: number, userRef: string): Promise<MemberRow> {
+async function findMember(ctx: RequestContext, orgId: number, userRef: string): Promise<Member> {
   const member = await memberRepository.findOne(ctx.platform.pool, orgId, slugOrUuid(userRef));
   if (!member) throw errors.notFound('Member not found.');
   return member;
 }
 
-export async function getMember(ctx: RequestContext, orgRef: string, userRef: string): Promise<MemberView> {
+export async function getMember(ctx: RequestContext, orgRef: string, userRef: string): Promise<Member> {
   const org = await requireOrganization(ctx, orgRef);
-  return toMemberView(await findMember(ctx, org.id, userRef));
+  return findMember(ctx, org.id, userRef);
 }
 
 interface MemberPatch {
@@ -81,7 +72,7 @@ const PATCH_SCHEMA = {
 const LAST_OWNER = 'An organization needs at least one owner: make someone else owner first.';
 
 /** `PATCH …/members/{user}/` `{role, permissions}`. */
-export async function updateMember(ctx: RequestContext, orgRef: string, userRef: string, input: unknown): Promise<MemberView> {
+export async function updateMember(ctx: RequestContext, orgRef: string, userRef: string, input: unknown): Promise<Member> {
   const org = await requireOrganization(ctx, orgRef, { permission: 'manage_organization' });
   const body = validate<MemberPatch>(PATCH_SCHEMA, input);
   const member = await findMember(ctx, org.id, userRef);
@@ -94,13 +85,13 @@ export async function updateMember(ctx: RequestContext, orgRef: string, userRef:
   const changes: Record<string, unknown> = {};
   if (next.role !== member.role) changes.role = next.role;
   if (next.permissions.join(',') !== [...member.permissions].sort().join(',')) changes.permissions = next.permissions;
-  if (Object.keys(changes).length === 0) return toMemberView(member);
+  if (Object.keys(changes).length === 0) return member;
   await ctx.platform.prisma.$transaction(async (tx) => {
     if (member.role === 'owner' && next.role !== 'owner') {
       const owners = await memberRepository.lockOwners(tx, org.id);
-      if (owners.filter((id) => id !== member.user_id).length === 0) throw errors.invalid(LAST_OWNER, { role: [LAST_OWNER] });
+      if (owners.filter((id) => id !== member.userId).length === 0) throw errors.invalid(LAST_OWNER, { role: [LAST_OWNER] });
     }
-    await memberRepository.update(tx, member.membership_id, next);
+    await memberRepository.update(tx, member.membershipId, next);
     await audit(tx, ctx, {
       action: 'update',
       objectType: 'member',
@@ -110,7 +101,7 @@ export async function updateMember(ctx: RequestContext, orgRef: string, userRef:
     });
   });
   rightsChanged(ctx);
-  return toMemberView({ ...member, ...next });
+  return { ...member, ...next };
 }
 
 /**
@@ -118,17 +109,17 @@ export async function updateMember(ctx: RequestContext, orgRef: string, userRef:
  * remove themselves (leave). The last owner stays.
  */
 /** Removes a member; answers the membership as it was. */
-export async function removeMember(ctx: RequestContext, orgRef: string, userRef: string): Promise<MemberView> {
+export async function removeMember(ctx: RequestContext, orgRef: string, userRef: string): Promise<Member> {
   const org = await requireOrganization(ctx, orgRef);
   const member = await findMember(ctx, org.id, userRef);
-  const self = ctx.principal.kind === 'user' && ctx.principal.userId === member.user_id;
+  const self = ctx.principal.kind === 'user' && ctx.principal.userId === member.userId;
   if (!self && !(await can(ctx, 'manage_organization', 'organization', org.id))) throw errors.permissionDenied();
   await ctx.platform.prisma.$transaction(async (tx) => {
     if (member.role === 'owner') {
       const owners = await memberRepository.lockOwners(tx, org.id);
-      if (owners.filter((id) => id !== member.user_id).length === 0) throw errors.invalid(LAST_OWNER);
+      if (owners.filter((id) => id !== member.userId).length === 0) throw errors.invalid(LAST_OWNER);
     }
-    await memberRepository.remove(tx, org.id, member.user_id);
+    await memberRepository.remove(tx, org.id, member.userId);
     await audit(tx, ctx, {
       action: 'delete',
       objectType: 'member',
@@ -138,5 +129,5 @@ export async function removeMember(ctx: RequestContext, orgRef: string, userRef:
     });
   });
   rightsChanged(ctx);
-  return toMemberView(member);
+  return member;
 }

@@ -6,15 +6,16 @@ import { isUniqueViolation, prepared, type Tx } from '../core/db.js';
 import type { OrderBy, PageRequest } from '../core/listing.js';
 import type { SqlFragment } from './access.service.js';
 
+/** An organization as the services answer it (the domain object; REST and GraphQL render their views). */
 export interface OrganizationRow {
   id: number;
   uuid: string;
   slug: string;
   name: string;
-  is_active: boolean;
-  is_deleted: boolean;
-  created_at: Date;
-  updated_at: Date;
+  isActive: boolean;
+  isDeleted: boolean;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 export interface OrganizationFilter {
@@ -30,7 +31,8 @@ export interface OrganizationFilter {
   ref?: { uuid: string } | { slug: string };
 }
 
-const COLUMNS = 'o.id, o.uuid, o.slug, o.name, o.is_active, o.is_deleted, o.created_at, o.updated_at';
+const COLUMNS = `o.id, o.uuid, o.slug, o.name, o.is_active AS "isActive", o.is_deleted AS "isDeleted",
+  o.created_at AS "createdAt", o.updated_at AS "updatedAt"`;
 
 function where(f: OrganizationFilter): SqlFragment {
   const params: unknown[] = [...f.access.params, ...(f.deletedAccess?.params ?? [])];

@@ -12,27 +12,11 @@ import { organizationRepository, type OrganizationFilter, type OrganizationRow }
 
 export type { OrganizationRow };
 
-export interface OrganizationView {
-  id: number;
-  uuid: string;
-  slug: string;
-  name: string;
-  is_active: boolean;
-  is_deleted: boolean;
-  created: string;
-  updated: string;
-}
-
-export const toOrganizationView = (o: OrganizationRow): OrganizationView => ({
-  id: o.id,
-  uuid: o.uuid,
-  slug: o.slug,
-  name: o.name,
-  is_active: o.is_active,
-  is_deleted: o.is_deleted,
-  created: o.created_at.toISOString(),
-  updated: o.updated_at.toISOString(),
-});
+/**
+ * An organization as the services answer it (camelCase, Dates); the REST routes render the
+ * seed's view (organization-views.ts), GraphQL maps it to `Organization`.
+ */
+export type Organization = OrganizationRow;
 
 const ORDERING = { name: 'name', slug: 'slug', created: 'created_at', created_at: 'created_at', updated_at: 'updated_at' };
 
@@ -56,7 +40,7 @@ export interface OrganizationListInput extends ListInput {
   isActive?: boolean | null;
 }
 
-export async function listOrganizations(ctx: RequestContext, input: OrganizationListInput): Promise<ListResult<OrganizationView>> {
+export async function listOrganizations(ctx: RequestContext, input: OrganizationListInput): Promise<ListResult<Organization>> {
   requireUser(ctx);
   const page = pageRequest(input);
   const order = orderBy(input.ordering, ORDERING, 'name');
@@ -67,7 +51,7 @@ export async function listOrganizations(ctx: RequestContext, input: Organization
     order,
     page,
   );
-  return { page, count, items: rows.map(toOrganizationView) };
+  return { page, count, items: rows };
 }
 
 export interface RequireOptions {
@@ -82,7 +66,7 @@ export interface RequireOptions {
  * visible to them (so another tenant's organization is indistinguishable from a missing one),
  * 403 when visible but `permission` is not held.
  */
-export async function requireOrganization(ctx: RequestContext, ref: string, opts: RequireOptions = {}): Promise<OrganizationRow> {
+export async function requireOrganization(ctx: RequestContext, ref: string, opts: RequireOptions = {}): Promise<Organization> {
   requireUser(ctx);
   const row = await organizationRepository.findOne(ctx.platform.pool, {
     ...visibility(ctx, opts.includeDeleted ?? false),
@@ -94,13 +78,8 @@ export async function requireOrganization(ctx: RequestContext, ref: string, opts
 }
 
 /** One organization by slug or UUID; `includeDeleted` finds a soft-deleted one too. */
-export async function getOrganization(
-  ctx: RequestContext,
-  ref: string,
-  opts: { includeDeleted?: boolean } = {},
-): Promise<OrganizationView> {
-  const includeDeleted = opts.includeDeleted ?? false;
-  return toOrganizationView(await requireOrganization(ctx, ref, { includeDeleted }));
+export async function getOrganization(ctx: RequestContext, ref: string, opts: { includeDeleted?: boolean } = {}): Promise<Organization> {
+  return requireOrganization(ctx, ref, { includeDeleted: opts.includeDeleted ?? false });
 }
 
 interface OrganizationBody {
@@ -136,7 +115,7 @@ const SLUG_TAKEN = Symbol('slug taken');
 const slugConflict = (slug: string) => errors.conflict(`The slug "${slug}" is already in use.`, { slug: ['Already in use.'] });
 
 /** `POST /api/organizations/`: the caller becomes its owner. */
-export async function createOrganization(ctx: RequestContext, input: unknown): Promise<OrganizationView> {
+export async function createOrganization(ctx: RequestContext, input: unknown): Promise<Organization> {
   requireUser(ctx);
   if (ctx.principal.kind !== 'user') throw errors.permissionDenied('Only a user can create an organization.');
   const userId = ctx.principal.userId;
@@ -148,7 +127,7 @@ export async function createOrganization(ctx: RequestContext, input: unknown): P
       if (!created) throw SLUG_TAKEN;
       return created;
     };
-    let org: OrganizationRow;
+    let org: Organization;
     try {
       org = body.slug
         ? await insert(body.slug)
@@ -172,23 +151,23 @@ export async function createOrganization(ctx: RequestContext, input: unknown): P
     });
     return org;
   });
-  return toOrganizationView(row);
+  return row;
 }
 
 /** `PUT` (name required) or `PATCH` (any of name, slug). */
-export async function updateOrganization(ctx: RequestContext, ref: string, input: unknown, partial: boolean): Promise<OrganizationView> {
+export async function updateOrganization(ctx: RequestContext, ref: string, input: unknown, partial: boolean): Promise<Organization> {
   const org = await requireOrganization(ctx, ref, { permission: 'change_organization' });
   const body = cleanBody(validate<OrganizationBody>(partial ? PATCH_SCHEMA : CREATE_SCHEMA, input));
   const next = { name: body.name ?? org.name, slug: body.slug ?? org.slug };
   const changes = Object.fromEntries(Object.entries(next).filter(([k, v]) => org[k as 'name' | 'slug'] !== v));
-  if (Object.keys(changes).length === 0) return toOrganizationView(org);
+  if (Object.keys(changes).length === 0) return org;
   const row = await ctx.platform.prisma.$transaction(async (tx) => {
     const updated = await organizationRepository.update(tx, org.id, next);
     if (!updated) throw slugConflict(next.slug);
     await audit(tx, ctx, { action: 'update', objectType: 'organization', objectId: org.uuid, organizationId: org.id, changes });
     return updated;
   });
-  return toOrganizationView(row);
+  return row;
 }
 
 /**
@@ -197,11 +176,11 @@ export async function updateOrganization(ctx: RequestContext, ref: string, input
  * tenant_not_found at once.
  */
 /** Soft-deletes an organization with its sites and domains; answers it as it was before. */
-export async function deleteOrganization(ctx: RequestContext, ref: string): Promise<OrganizationView> {
+export async function deleteOrganization(ctx: RequestContext, ref: string): Promise<Organization> {
   const org = await requireOrganization(ctx, ref, { permission: 'delete_organization' });
   await ctx.platform.prisma.$transaction(async (tx) => {
     const locked = await organizationRepository.lock(tx, org.id);
-    if (locked.is_deleted) throw errors.notFound('Organization not found.');
+    if (locked.isDeleted) throw errors.notFound('Organization not found.');
     const cascade = await organizationRepository.softDelete(tx, org.id);
     await audit(tx, ctx, {
       action: 'delete',
@@ -213,16 +192,16 @@ export async function deleteOrganization(ctx: RequestContext, ref: string): Prom
   });
   ctx.platform.invalidation.publish({ kind: 'tenant' });
   ctx.platform.invalidation.publish({ kind: 'apiKeys' }); // keys of the sites' apps stop at once
-  return toOrganizationView(org);
+  return org;
 }
 
 /** `POST …/restore/`: the organization and what its deletion cascaded to, nothing more. */
-export async function restoreOrganization(ctx: RequestContext, ref: string): Promise<OrganizationView> {
+export async function restoreOrganization(ctx: RequestContext, ref: string): Promise<Organization> {
   const org = await requireOrganization(ctx, ref, { includeDeleted: true, permission: 'delete_organization' });
-  if (!org.is_deleted) throw errors.invalid('The organization is not deleted.');
+  if (!org.isDeleted) throw errors.invalid('The organization is not deleted.');
   const row = await ctx.platform.prisma.$transaction(async (tx) => {
     const locked = await organizationRepository.lock(tx, org.id);
-    if (!locked.is_deleted) throw errors.invalid('The organization is not deleted.');
+    if (!locked.isDeleted) throw errors.invalid('The organization is not deleted.');
     const cascade = await organizationRepository.restore(tx, org.id);
     await audit(tx, ctx, {
       action: 'restore',
@@ -235,5 +214,5 @@ export async function restoreOrganization(ctx: RequestContext, ref: string): Pro
   });
   ctx.platform.invalidation.publish({ kind: 'tenant' });
   ctx.platform.invalidation.publish({ kind: 'apiKeys' });
-  return toOrganizationView(row);
+  return row;
 }

@@ -9,6 +9,14 @@ import { acceptInvitation, declineInvitation, getInvitationByToken } from './inv
 import { createInvitation, listInvitations, resendInvitation, revokeInvitation } from './invitation.service.js';
 import { getMember, listMembers, removeMember, updateMember } from './member.service.js';
 import {
+  toAcceptResultRest,
+  toAuditRest,
+  toCreatedInvitationRest,
+  toInvitationRest,
+  toMemberRest,
+  toPublicInvitationRest,
+} from './users-views.js';
+import {
   createOrganization,
   deleteOrganization,
   getOrganization,
@@ -18,6 +26,7 @@ import {
   restoreOrganization,
   updateOrganization,
 } from './organization.service.js';
+import { toOrganizationRest } from './organization-views.js';
 
 type Spec = Omit<RouteSpec, 'module' | 'scope' | 'auth'> & Partial<Pick<RouteSpec, 'scope' | 'auth'>>;
 
@@ -42,9 +51,10 @@ const organizations: RouteSpec[] = [
     path: '/organizations/',
     permission: null,
     summary: 'List organizations the caller can view',
-    handler: paged((ctx, input) =>
-      listOrganizations(ctx, listInputFromQuery(input.query, { include_deleted: 'boolean', is_active: 'boolean' })),
-    ),
+    handler: async (ctx, input) => {
+      const r = await listOrganizations(ctx, listInputFromQuery(input.query, { include_deleted: 'boolean', is_active: 'boolean' }));
+      return toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(toOrganizationRest));
+    },
   }),
   route({
     method: 'POST',
@@ -52,14 +62,15 @@ const organizations: RouteSpec[] = [
     permission: null,
     summary: 'Create an organization; the caller becomes its owner',
     requestSchema: ORGANIZATION_CREATE_SCHEMA,
-    handler: (ctx, input) => createOrganization(ctx, input.body),
+    handler: async (ctx, input) => toOrganizationRest(await createOrganization(ctx, input.body)),
   }),
   route({
     method: 'GET',
     path: '/organizations/:org/',
     permission: 'view_organization',
     summary: 'One organization by slug or UUID',
-    handler: (ctx, input) => getOrganization(ctx, input.params.org, { includeDeleted: parseBool(input.query, 'include_deleted') }),
+    handler: async (ctx, input) =>
+      toOrganizationRest(await getOrganization(ctx, input.params.org, { includeDeleted: parseBool(input.query, 'include_deleted') })),
   }),
   route({
     method: 'PUT',
@@ -67,7 +78,7 @@ const organizations: RouteSpec[] = [
     permission: 'change_organization',
     summary: 'Update an organization {name, slug}',
     requestSchema: ORGANIZATION_CREATE_SCHEMA,
-    handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, false),
+    handler: async (ctx, input) => toOrganizationRest(await updateOrganization(ctx, input.params.org, input.body, false)),
   }),
   route({
     method: 'PATCH',
@@ -75,7 +86,7 @@ const organizations: RouteSpec[] = [
     permission: 'change_organization',
     summary: 'Partly update an organization',
     requestSchema: ORGANIZATION_PATCH_SCHEMA,
-    handler: (ctx, input) => updateOrganization(ctx, input.params.org, input.body, true),
+    handler: async (ctx, input) => toOrganizationRest(await updateOrganization(ctx, input.params.org, input.body, true)),
   }),
   route({
     method: 'DELETE',
@@ -90,9 +101,12 @@ const organizations: RouteSpec[] = [
     permission: 'delete_organization',
     status: 200,
     summary: 'Restore an organization and what its deletion cascaded to',
-    handler: (ctx, input) => restoreOrganization(ctx, input.params.org),
+    handler: async (ctx, input) => toOrganizationRest(await restoreOrganization(ctx, input.params.org)),
   }),
 ];
+
+/** A list service's page with its items rendered as REST views (users-views.ts). */
+const viewed = <T, V>(r: ListResult<T>, view: (item: T) => V): ListResult<V> => ({ ...r, items: r.items.map(view) });
 
 const members: RouteSpec[] = [
   route({
@@ -100,21 +114,23 @@ const members: RouteSpec[] = [
     path: '/organizations/:org/members/',
     permission: 'view_organization',
     summary: 'Members of an organization',
-    handler: paged((ctx, input) => listMembers(ctx, input.params.org, listInputFromQuery(input.query, { role: 'string' }))),
+    handler: paged(async (ctx, input) =>
+      viewed(await listMembers(ctx, input.params.org, listInputFromQuery(input.query, { role: 'string' })), toMemberRest),
+    ),
   }),
   route({
     method: 'GET',
     path: '/organizations/:org/members/:user/',
     permission: 'view_organization',
     summary: 'One member by user slug or UUID',
-    handler: (ctx, input) => getMember(ctx, input.params.org, input.params.user),
+    handler: async (ctx, input) => toMemberRest(await getMember(ctx, input.params.org, input.params.user)),
   }),
   route({
     method: 'PATCH',
     path: '/organizations/:org/members/:user/',
     permission: 'manage_organization',
     summary: "Change a member's role or permissions",
-    handler: (ctx, input) => updateMember(ctx, input.params.org, input.params.user, input.body),
+    handler: async (ctx, input) => toMemberRest(await updateMember(ctx, input.params.org, input.params.user, input.body)),
   }),
   route({
     method: 'DELETE',
@@ -131,21 +147,25 @@ const invitations: RouteSpec[] = [
     path: '/organizations/:org/invitations/',
     permission: 'invite_members',
     summary: 'Invitations of an organization',
-    handler: paged((ctx, input) => listInvitations(ctx, input.params.org, listInputFromQuery(input.query, { status: 'string' }))),
+    handler: paged(async (ctx, input) =>
+      viewed(await listInvitations(ctx, input.params.org, listInputFromQuery(input.query, { status: 'string' })), toInvitationRest),
+    ),
   }),
   route({
     method: 'POST',
     path: '/organizations/:org/invitations/',
     permission: 'invite_members',
     summary: 'Invite someone by e-mail; answers the token once',
-    handler: async (ctx, input) => new RestResult(201, await createInvitation(ctx, input.params.org, input.body), NO_STORE),
+    handler: async (ctx, input) =>
+      new RestResult(201, toCreatedInvitationRest(await createInvitation(ctx, input.params.org, input.body)), NO_STORE),
   }),
   route({
     method: 'POST',
     path: '/organizations/:org/invitations/:uuid/resend/',
     permission: 'invite_members',
     summary: 'Renew the token and expiry of an invitation and mail it again',
-    handler: async (ctx, input) => new RestResult(200, await resendInvitation(ctx, input.params.org, input.params.uuid), NO_STORE),
+    handler: async (ctx, input) =>
+      new RestResult(200, toCreatedInvitationRest(await resendInvitation(ctx, input.params.org, input.params.uuid)), NO_STORE),
   }),
   route({
     method: 'DELETE',
@@ -161,7 +181,7 @@ const invitations: RouteSpec[] = [
     permission: null,
     auth: 'optional',
     summary: 'Read an invitation by its token',
-    handler: (ctx, input) => getInvitationByToken(ctx, input.params.token),
+    handler: async (ctx, input) => toPublicInvitationRest(await getInvitationByToken(ctx, input.params.token)),
   }),
   route({
     method: 'POST',
@@ -170,7 +190,7 @@ const invitations: RouteSpec[] = [
     auth: 'optional',
     status: 200,
     summary: 'Accept an invitation (signed in with the invited address, or {username, password} to sign up)',
-    handler: (ctx, input) => acceptInvitation(ctx, input.params.token, input.body),
+    handler: async (ctx, input) => toAcceptResultRest(await acceptInvitation(ctx, input.params.token, input.body)),
   }),
   route({
     method: 'POST',
@@ -179,7 +199,7 @@ const invitations: RouteSpec[] = [
     auth: 'optional',
     status: 200,
     summary: 'Decline an invitation',
-    handler: (ctx, input) => declineInvitation(ctx, input.params.token),
+    handler: async (ctx, input) => toPublicInvitationRest(await declineInvitation(ctx, input.params.token)),
   }),
 ];
 
@@ -189,8 +209,15 @@ const auditTrail: RouteSpec[] = [
     path: '/organizations/:org/audit/',
     permission: 'manage_organization',
     summary: "An organization's audit trail",
-    handler: paged((ctx, input) =>
-      listOrganizationAudit(ctx, input.params.org, listInputFromQuery(input.query, { ...AUDIT_FILTERS, include_deleted: 'boolean' })),
+    handler: paged(async (ctx, input) =>
+      viewed(
+        await listOrganizationAudit(
+          ctx,
+          input.params.org,
+          listInputFromQuery(input.query, { ...AUDIT_FILTERS, include_deleted: 'boolean' }),
+        ),
+        toAuditRest,
+      ),
     ),
   }),
   route({
@@ -198,7 +225,9 @@ const auditTrail: RouteSpec[] = [
     path: '/audit/',
     permission: null,
     summary: 'The whole audit trail (staff)',
-    handler: paged((ctx, input) => listAudit(ctx, listInputFromQuery(input.query, { ...AUDIT_FILTERS, organization: 'string' }))),
+    handler: paged(async (ctx, input) =>
+      viewed(await listAudit(ctx, listInputFromQuery(input.query, { ...AUDIT_FILTERS, organization: 'string' })), toAuditRest),
+    ),
   }),
 ];
 

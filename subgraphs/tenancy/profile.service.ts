@@ -7,10 +7,11 @@ import { profileRepository, type UserProfile } from './profile.repository.js';
 import { parseProfileFields } from './user-input.js';
 import { findVisibleUser, isOperator, requireChangeableUser, requireUserPrincipal } from './user.service.js';
 
-export interface ProfileView {
-  user: string;
+/** A user's profile as the services answer it; a user without a saved profile has the defaults. */
+export interface Profile {
+  userUuid: string;
   bio: string;
-  avatar_url: string;
+  avatarUrl: string;
   phone: string;
   timezone: string;
   locale: string;
@@ -19,15 +20,15 @@ export interface ProfileView {
 
 const DEFAULTS = { bio: '', avatarUrl: '', phone: '', timezone: 'UTC', locale: 'en', attributes: {} };
 
-function toProfileView(
+function toProfile(
   userUuid: string,
   p: Pick<UserProfile, 'bio' | 'avatarUrl' | 'phone' | 'timezone' | 'locale' | 'attributes'> | null,
-): ProfileView {
+): Profile {
   const v = p ?? DEFAULTS;
   return {
-    user: userUuid,
+    userUuid,
     bio: v.bio,
-    avatar_url: v.avatarUrl,
+    avatarUrl: v.avatarUrl,
     phone: v.phone,
     timezone: v.timezone,
     locale: v.locale,
@@ -35,14 +36,14 @@ function toProfileView(
   };
 }
 
-export async function getProfile(ctx: RequestContext, ref: string): Promise<ProfileView> {
+export async function getProfile(ctx: RequestContext, ref: string): Promise<Profile> {
   const me = requireUserPrincipal(ctx);
   const user = await findVisibleUser(ctx, ref);
   if (user.id !== me.userId && !isOperator(ctx)) throw errors.permissionDenied();
-  return toProfileView(user.uuid, await profileRepository.find(ctx.platform.prisma, user.id));
+  return toProfile(user.uuid, await profileRepository.find(ctx.platform.prisma, user.id));
 }
 
-export async function updateProfile(ctx: RequestContext, ref: string, body: unknown): Promise<ProfileView> {
+export async function updateProfile(ctx: RequestContext, ref: string, body: unknown): Promise<Profile> {
   const user = await requireChangeableUser(ctx, ref);
   const fields = parseProfileFields(body);
   const saved = await ctx.platform.prisma.$transaction(async (tx) => {
@@ -54,5 +55,5 @@ export async function updateProfile(ctx: RequestContext, ref: string, body: unkn
     await audit(tx, ctx, { action: 'update', objectType: 'user_profile', objectId: user.uuid, changes });
     return p;
   });
-  return toProfileView(user.uuid, saved);
+  return toProfile(user.uuid, saved);
 }

@@ -33,7 +33,8 @@ export const referenceRepository = {
   /** `access` is a predicate on alias `o` whose placeholders come first. */
   async organizations(pool: pg.Pool, access: SqlFragment, uuids: string[]): Promise<OrganizationRow[]> {
     const { rows } = await pool.query<OrganizationRow>(
-      `SELECT o.id, o.uuid, o.slug, o.name, o.is_active, o.is_deleted, o.created_at, o.updated_at
+      `SELECT o.id, o.uuid, o.slug, o.name, o.is_active AS "isActive", o.is_deleted AS "isDeleted",
+              o.created_at AS "createdAt", o.updated_at AS "updatedAt"
          FROM organizations o
         WHERE ${access.sql} AND NOT o.is_deleted AND o.uuid = ANY($${access.params.length + 1}::uuid[])`,
       [...access.params, uuids],

@@ -15,12 +15,32 @@ import { siteRepository, type DomainRow, type SiteFilter, type SiteRow } from '.
 
 export type { DomainRow, SiteRow };
 
+/**
+ * A site as the services answer it (camelCase, Dates): the REST routes render the seed's view
+ * (site-views.ts), GraphQL maps it to `Site`.
+ */
+export type Site = SiteRow;
+
+/** A domain of a site as the services answer it (site-views.ts and GraphQL `Domain` render it). */
+export type Domain = DomainRow;
+
+/** The configuration of the site served at a tenant host (`GET /api/sites/config/`, `siteConfig`). */
+export interface SiteConfig {
+  site: { uuid: string; slug: string; name: string; environment: string; schemaName: string };
+  organization: { uuid: string; slug: string; name: string };
+  siteSettings: Record<string, unknown>;
+  /** The host of the primary domain, null when the site has none. */
+  primaryDomain: string | null;
+  /** The site's active domains, primary first. */
+  domains: Domain[];
+}
+
 function filter(ctx: RequestContext, extra: Partial<SiteFilter> = {}): SiteFilter {
   return { access: accessPredicate(ctx, 'view_site', 'site', 's'), tenantSiteId: ctx.site?.id ?? null, ...extra };
 }
 
 /** One site by slug or UUID; 404 when it does not exist, is elsewhere, or is not visible. */
-export async function getSite(ctx: RequestContext, ref: string): Promise<SiteRow> {
+export async function getSite(ctx: RequestContext, ref: string): Promise<Site> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   const [row] = await siteRepository.find(ctx.platform.pool, filter(ctx, { ref: slugOrUuid(ref) }));
   if (!row) throw errors.notFound('Site not found.');
@@ -28,7 +48,7 @@ export async function getSite(ctx: RequestContext, ref: string): Promise<SiteRow
 }
 
 /** Visible sites among `uuids`, in one query; absent ones are simply missing. */
-export async function findSites(ctx: RequestContext, uuids: readonly string[]): Promise<SiteRow[]> {
+export async function findSites(ctx: RequestContext, uuids: readonly string[]): Promise<Site[]> {
   const valid = uuids.filter(isUuid).map((u) => u.toLowerCase());
   if (ctx.principal.kind === 'anonymous' || valid.length === 0) return [];
   return siteRepository.find(ctx.platform.pool, filter(ctx, { uuids: valid }));
@@ -38,7 +58,7 @@ export async function findSites(ctx: RequestContext, uuids: readonly string[]): 
  * A visible site by UUID, or 404; with `permission` (a module permission such as
  * `secrets:read`), 403 unless the caller holds it on that site.
  */
-export async function requireSite(ctx: RequestContext, uuid: string, permission?: string): Promise<SiteRow> {
+export async function requireSite(ctx: RequestContext, uuid: string, permission?: string): Promise<Site> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   const [row] = await findSites(ctx, [uuid]);
   if (!row) throw errors.notFound('Site not found.');
@@ -46,7 +66,7 @@ export async function requireSite(ctx: RequestContext, uuid: string, permission?
   return row;
 }
 
-export async function listSiteDomains(ctx: RequestContext, siteUuid: string, input: ListInput): Promise<ListResult<DomainRow>> {
+export async function listSiteDomains(ctx: RequestContext, siteUuid: string, input: ListInput): Promise<ListResult<Domain>> {
   const site = await requireSite(ctx, siteUuid);
   const page = pageRequest(input);
   const { rows, count } = await siteRepository.listDomains(ctx.platform.pool, site.id, page);
@@ -54,14 +74,14 @@ export async function listSiteDomains(ctx: RequestContext, siteUuid: string, inp
 }
 
 /** Visible domains among `uuids` (a domain is visible with its site). */
-export async function findDomains(ctx: RequestContext, uuids: readonly string[]): Promise<DomainRow[]> {
+export async function findDomains(ctx: RequestContext, uuids: readonly string[]): Promise<Domain[]> {
   const valid = uuids.filter(isUuid).map((u) => u.toLowerCase());
   if (ctx.principal.kind === 'anonymous' || valid.length === 0) return [];
   return siteRepository.findDomains(ctx.platform.pool, filter(ctx), valid);
 }
 
 /** `GET /api/sites/config/`: the configuration of the site served at the request's host. */
-export async function getSiteConfig(ctx: RequestContext) {
+export async function getSiteConfig(ctx: RequestContext): Promise<SiteConfig> {
   if (!ctx.site) throw errors.tenantRequired();
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   if (!(await can(ctx, 'view_site', 'site', ctx.site.id))) throw errors.permissionDenied();
@@ -75,11 +95,11 @@ export async function getSiteConfig(ctx: RequestContext) {
     siteRepository.listDomains(ctx.platform.pool, ctx.site.id, { page: 1, pageSize: 1000, offset: 0 }),
   ]);
   return {
-    site: { uuid: row.uuid, slug: row.slug, name: row.name, environment: row.environment, schema_name: ctx.site.schemaName },
+    site: { uuid: row.uuid, slug: row.slug, name: row.name, environment: row.environment, schemaName: ctx.site.schemaName },
     organization: org,
-    site_settings: row.siteSettings,
-    primary_domain: domains.rows.find((d) => d.isPrimary)?.domain ?? null,
-    domains: domains.rows.map((d) => ({ uuid: d.uuid, slug: d.slug, domain: d.domain, is_primary: d.isPrimary, is_active: d.isActive })),
+    siteSettings: row.siteSettings,
+    primaryDomain: domains.rows.find((d) => d.isPrimary)?.domain ?? null,
+    domains: domains.rows,
   };
 }
 
@@ -159,7 +179,7 @@ export async function mayAdminister(
 }
 
 /** Re-reads a site after a write, whatever the host (the caller's access was checked). */
-async function reload(ctx: RequestContext, id: number): Promise<SiteRow> {
+async function reload(ctx: RequestContext, id: number): Promise<Site> {
   const [row] = await siteRepository.find(ctx.platform.pool, {
     access: { sql: 'TRUE', params: [] },
     tenantSiteId: null,
@@ -183,7 +203,7 @@ export interface SiteListInput extends ListInput {
 }
 
 /** Sites the caller can view, or (with `orgRef`) one organization's. */
-export async function listSites(ctx: RequestContext, input: SiteListInput, orgRef?: string): Promise<ListResult<SiteRow>> {
+export async function listSites(ctx: RequestContext, input: SiteListInput, orgRef?: string): Promise<ListResult<Site>> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   const page = pageRequest(input);
   const order = orderBy(input.ordering, ORDERING, 'name');
@@ -214,7 +234,7 @@ export async function listSitesOfOrganizations(
   ctx: RequestContext,
   input: SiteListInput,
   orgUuids: readonly string[],
-): Promise<(ListResult<SiteRow> | Error)[]> {
+): Promise<(ListResult<Site> | Error)[]> {
   if (ctx.principal.kind === 'anonymous') throw errors.notAuthenticated();
   const page = pageRequest(input);
   const order = orderBy(input.ordering, ORDERING, 'name');
@@ -232,7 +252,7 @@ export async function listSitesOfOrganizations(
 }
 
 /** A site by slug or UUID including deleted ones, for those who may delete it; else 404. */
-async function getSiteForDeletion(ctx: RequestContext, ref: string): Promise<SiteRow> {
+async function getSiteForDeletion(ctx: RequestContext, ref: string): Promise<Site> {
   const [row] = await siteRepository.find(
     ctx.platform.pool,
     filter(ctx, { ref: slugOrUuid(ref), includeDeleted: true, access: accessPredicate(ctx, 'manage_site', 'site', 's') }),
@@ -241,7 +261,7 @@ async function getSiteForDeletion(ctx: RequestContext, ref: string): Promise<Sit
   return getSite(ctx, ref); // 404, or a live site visible without the right to delete it
 }
 
-export async function createSite(ctx: RequestContext, orgRef: string, body: unknown): Promise<SiteRow> {
+export async function createSite(ctx: RequestContext, orgRef: string, body: unknown): Promise<Site> {
   requireUserCaller(ctx);
   const org = await getOrganization(ctx, orgRef);
   if (!(await can(ctx, 'manage_site', 'organization', org.id)) && !(await can(ctx, 'manage_organization', 'organization', org.id))) {
@@ -297,7 +317,7 @@ export async function createSite(ctx: RequestContext, orgRef: string, body: unkn
   return reload(ctx, created.id);
 }
 
-export async function updateSite(ctx: RequestContext, ref: string, body: unknown, partial: boolean): Promise<SiteRow> {
+export async function updateSite(ctx: RequestContext, ref: string, body: unknown, partial: boolean): Promise<Site> {
   requireUserCaller(ctx);
   const site = await getSite(ctx, ref);
   if (!(await mayAdminister(ctx, 'change_site', site))) throw errors.permissionDenied();
@@ -325,7 +345,7 @@ export async function updateSite(ctx: RequestContext, ref: string, body: unknown
 
 /** Soft delete (cascading to domains), or with `purge=true` (superusers) drop schema and row. */
 /** Soft-deletes (or purges) a site; answers the site as it was before. */
-export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge?: boolean } = {}): Promise<SiteRow> {
+export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge?: boolean } = {}): Promise<Site> {
   requireUserCaller(ctx);
   const purge = opts.purge ?? false;
   const site = purge ? await getSiteForDeletion(ctx, ref) : await getSite(ctx, ref);
@@ -357,7 +377,7 @@ export async function deleteSite(ctx: RequestContext, ref: string, opts: { purge
   return site;
 }
 
-export async function restoreSite(ctx: RequestContext, ref: string): Promise<SiteRow> {
+export async function restoreSite(ctx: RequestContext, ref: string): Promise<Site> {
   requireUserCaller(ctx);
   const site = await getSiteForDeletion(ctx, ref);
   if (!(await mayAdminister(ctx, 'delete_site', site))) throw errors.permissionDenied();

@@ -3,43 +3,22 @@
 import type { RestInput, RouteSpec } from '../core/rest.js';
 import type { RequestContext } from '../core/context.js';
 import { listInputFromQuery, parseBool, toPage, type ListResult, type Query } from '../core/listing.js';
-import { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from './api-key-admin.service.js';
-import { createApp, deleteApp, listApps, resolveApp, restoreApp, toAppView, toAppViews, updateApp } from './app.service.js';
-import { createDomain, deleteDomain, getDomain, listDomains, toDomainView, updateDomain } from './domain.service.js';
-import { createSite, deleteSite, getSite, getSiteConfig, listSites, restoreSite, updateSite, type SiteRow } from './site.service.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './api-key-admin.service.js';
+import { appTableCounts, createApp, deleteApp, listApps, resolveApp, restoreApp, updateApp, type App } from './app.service.js';
+import { createDomain, deleteDomain, getDomain, listDomains, updateDomain } from './domain.service.js';
+import { createSite, deleteSite, getSite, getSiteConfig, listSites, restoreSite, updateSite } from './site.service.js';
+import { toAppRest, toDomainRest, toSiteConfigRest, toSiteRest } from './site-views.js';
+import { toApiKeyRest } from './users-views.js';
 
 type Handler = RouteSpec['handler'];
 
-/** A site as REST shows it (DECISIONS §4: `site_settings`; the organization by slug). */
-export interface SiteView {
-  uuid: string;
-  slug: string;
-  name: string;
-  description: string;
-  schema_name: string;
-  environment: string;
-  site_settings: Record<string, unknown>;
-  is_active: boolean;
-  is_deleted: boolean;
-  organization: string;
-  created_at: string;
-  updated_at: string;
+/** Apps as REST shows them, with their table counts (one query for the lot). */
+async function appsRest(ctx: RequestContext, apps: App[]) {
+  const counts = await appTableCounts(ctx, apps);
+  return apps.map((a) => toAppRest(a, counts.get(a.id) ?? 0));
 }
 
-export const toSiteView = (s: SiteRow): SiteView => ({
-  uuid: s.uuid,
-  slug: s.slug,
-  name: s.name,
-  description: s.description,
-  schema_name: s.schemaName,
-  environment: s.environment,
-  site_settings: s.siteSettings,
-  is_active: s.isActive,
-  is_deleted: s.isDeleted,
-  organization: s.organizationSlug,
-  created_at: s.createdAt.toISOString(),
-  updated_at: s.updatedAt.toISOString(),
-});
+const appRest = async (ctx: RequestContext, app: App) => (await appsRest(ctx, [app]))[0];
 
 const page = <S, T>(ctx: RequestContext, input: RestInput, r: ListResult<S>, view: (s: S) => T) =>
   toPage(ctx.baseUrl + input.url, r.page, r.count, r.items.map(view));
@@ -62,7 +41,7 @@ function route(
 export const sitesRoutes: RouteSpec[] = [
   // Sites
   route('GET', '/organizations/:org/sites/', 'console', 'view_organization', 'Sites of an organization', async (ctx, i) =>
-    page(ctx, i, await listSites(ctx, siteListInput(i.query), i.params.org), toSiteView),
+    page(ctx, i, await listSites(ctx, siteListInput(i.query), i.params.org), toSiteRest),
   ),
   route(
     'POST',
@@ -70,43 +49,45 @@ export const sitesRoutes: RouteSpec[] = [
     'console',
     'manage_site',
     'Create a site (with its schema and primary domain)',
-    async (ctx, i) => toSiteView(await createSite(ctx, i.params.org, i.body)),
+    async (ctx, i) => toSiteRest(await createSite(ctx, i.params.org, i.body)),
   ),
   route('GET', '/sites/', 'console', null, 'Sites the caller can view', async (ctx, i) =>
-    page(ctx, i, await listSites(ctx, siteListInput(i.query)), toSiteView),
+    page(ctx, i, await listSites(ctx, siteListInput(i.query)), toSiteRest),
   ),
-  route('GET', '/sites/config/', 'site', 'view_site', 'Configuration of the site served at this host', (ctx) => getSiteConfig(ctx)),
+  route('GET', '/sites/config/', 'site', 'view_site', 'Configuration of the site served at this host', async (ctx) =>
+    toSiteConfigRest(await getSiteConfig(ctx)),
+  ),
   route('GET', '/sites/:site/', 'console', 'view_site', 'One site by slug or UUID', async (ctx, i) =>
-    toSiteView(await getSite(ctx, i.params.site)),
+    toSiteRest(await getSite(ctx, i.params.site)),
   ),
   route('PUT', '/sites/:site/', 'console', 'change_site', 'Update a site', async (ctx, i) =>
-    toSiteView(await updateSite(ctx, i.params.site, i.body, false)),
+    toSiteRest(await updateSite(ctx, i.params.site, i.body, false)),
   ),
   route('PATCH', '/sites/:site/', 'console', 'change_site', 'Partly update a site', async (ctx, i) =>
-    toSiteView(await updateSite(ctx, i.params.site, i.body, true)),
+    toSiteRest(await updateSite(ctx, i.params.site, i.body, true)),
   ),
   route('DELETE', '/sites/:site/', 'console', 'delete_site', 'Soft-delete a site (purge=true: superusers drop it)', (ctx, i) =>
     deleteSite(ctx, i.params.site, { purge: parseBool(i.query, 'purge') }),
   ),
   {
     ...route('POST', '/sites/:site/restore/', 'console', 'delete_site', 'Restore a deleted site', async (ctx, i) =>
-      toSiteView(await restoreSite(ctx, i.params.site)),
+      toSiteRest(await restoreSite(ctx, i.params.site)),
     ),
     status: 200,
   },
 
   // Domains
   route('GET', '/sites/:site/domains/', 'console', 'view_site', 'Domains of a site', async (ctx, i) =>
-    page(ctx, i, await listDomains(ctx, i.params.site, listInputFromQuery(i.query)), toDomainView),
+    page(ctx, i, await listDomains(ctx, i.params.site, listInputFromQuery(i.query)), toDomainRest),
   ),
   route('POST', '/sites/:site/domains/', 'console', 'change_site', 'Add a domain to a site', async (ctx, i) =>
-    toDomainView(await createDomain(ctx, i.params.site, i.body)),
+    toDomainRest(await createDomain(ctx, i.params.site, i.body)),
   ),
   route('GET', '/sites/:site/domains/:domain/', 'console', 'view_site', 'One domain', async (ctx, i) =>
-    toDomainView(await getDomain(ctx, i.params.site, i.params.domain)),
+    toDomainRest(await getDomain(ctx, i.params.site, i.params.domain)),
   ),
   route('PATCH', '/sites/:site/domains/:domain/', 'console', 'change_site', 'Change a domain (host, primary)', async (ctx, i) =>
-    toDomainView(await updateDomain(ctx, i.params.site, i.params.domain, i.body)),
+    toDomainRest(await updateDomain(ctx, i.params.site, i.params.domain, i.body)),
   ),
   route('DELETE', '/sites/:site/domains/:domain/', 'console', 'change_site', 'Remove a domain', (ctx, i) =>
     deleteDomain(ctx, i.params.site, i.params.domain),
@@ -115,20 +96,20 @@ export const sitesRoutes: RouteSpec[] = [
   // Apps (tenant host)
   route('GET', '/apps/', 'site', 'view_site', 'Apps of this site', async (ctx, i) => {
     const r = await listApps(ctx, listInputFromQuery(i.query));
-    return toPage(ctx.baseUrl + i.url, r.page, r.count, await toAppViews(ctx, r.items));
+    return toPage(ctx.baseUrl + i.url, r.page, r.count, await appsRest(ctx, r.items));
   }),
-  route('POST', '/apps/', 'site', 'manage_site', 'Create an app', async (ctx, i) => toAppView(ctx, await createApp(ctx, i.body))),
-  route('GET', '/apps/:app/', 'site', 'view_site', 'One app', async (ctx, i) => toAppView(ctx, await resolveApp(ctx, i.params.app))),
+  route('POST', '/apps/', 'site', 'manage_site', 'Create an app', async (ctx, i) => appRest(ctx, await createApp(ctx, i.body))),
+  route('GET', '/apps/:app/', 'site', 'view_site', 'One app', async (ctx, i) => appRest(ctx, await resolveApp(ctx, i.params.app))),
   route('PUT', '/apps/:app/', 'site', 'manage_site', 'Update an app', async (ctx, i) =>
-    toAppView(ctx, await updateApp(ctx, i.params.app, i.body, false)),
+    appRest(ctx, await updateApp(ctx, i.params.app, i.body, false)),
   ),
   route('PATCH', '/apps/:app/', 'site', 'manage_site', 'Partly update an app', async (ctx, i) =>
-    toAppView(ctx, await updateApp(ctx, i.params.app, i.body, true)),
+    appRest(ctx, await updateApp(ctx, i.params.app, i.body, true)),
   ),
   route('DELETE', '/apps/:app/', 'site', 'manage_site', 'Soft-delete an app', (ctx, i) => deleteApp(ctx, i.params.app)),
   {
     ...route('POST', '/apps/:app/restore/', 'site', 'manage_site', 'Restore a deleted app', async (ctx, i) =>
-      toAppView(ctx, await restoreApp(ctx, i.params.app)),
+      appRest(ctx, await restoreApp(ctx, i.params.app)),
     ),
     status: 200,
   },
@@ -140,7 +121,7 @@ export const sitesRoutes: RouteSpec[] = [
     'site',
     'manage_site',
     'API keys of an app (never the keys themselves)',
-    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, listInputFromQuery(i.query)), toApiKeyView),
+    async (ctx, i) => page(ctx, i, await listApiKeys(ctx, i.params.app, listInputFromQuery(i.query)), toApiKeyRest),
     'auth',
   ),
   route(
@@ -151,7 +132,7 @@ export const sitesRoutes: RouteSpec[] = [
     'Create an API key (shown once)',
     async (ctx, i) => {
       const k = await createApiKey(ctx, i.params.app, i.body);
-      return { ...toApiKeyView(k), key: k.key };
+      return { ...toApiKeyRest(k), key: k.key };
     },
     'auth',
   ),

@@ -3,10 +3,11 @@
 // only, never tenancy's internals (scripts/check-imports.mjs enforces it).
 export { accessPredicate, allowed, can } from './access.service.js';
 export { apiKeyFormat } from './api-key-format.js';
-export { findSiteApp, requireApp, resolveApp, type AppRow } from './app.service.js';
+export { findSiteApp, requireApp, resolveApp, type App, type AppRow } from './app.service.js';
 export { burnPasswordCheck, verifyPassword } from './password.js';
 export { quoteSchema } from './site-schema.js';
 export { requireSite } from './site.service.js';
 export { userRepository, type User } from './user.repository.js';
-export { toUserView } from './user.service.js';
+export { toUserAccount } from './user.service.js';
+export { toUserRest } from './users-views.js';
 export { siteRepository } from './site.repository.js';

@@ -7,12 +7,12 @@ import type { RequestContext } from '../core/context.js';
 import { AppError } from '../core/errors.js';
 import { getDomain } from './domain.service.js';
 import { perRequest, toConnection, type PageArgs, type SubgraphContext } from '../core/graphql/context.js';
-import { findApps, getApp, type AppRow } from './app.service.js';
-import { getOrganization, listOrganizations, type OrganizationView } from './organization.service.js';
-import type { OrganizationRow } from './organization.repository.js';
+import { findApps, getApp, type App } from './app.service.js';
+import type { Domain } from './domain.service.js';
+import { getOrganization, listOrganizations, type Organization } from './organization.service.js';
 import { findGroups, findOrganizations, findUsers, type GroupRow, type UserRow } from './reference.service.js';
-import { findDomains, findSites, getSite, listSiteDomains, type DomainRow, type SiteRow } from './site.service.js';
-import { getMe, type UserView } from './user.service.js';
+import { findDomains, findSites, getSite, listSiteDomains, type Site } from './site.service.js';
+import { getMe, type UserAccount } from './user.service.js';
 
 /** A loader of rows by id that answers null for ids the caller may not see. */
 function byId<R>(ctx: RequestContext, find: (ctx: RequestContext, ids: readonly string[]) => Promise<R[]>, idOf: (r: R) => string) {
@@ -33,44 +33,71 @@ const createLoaders = (ctx: RequestContext) => ({
 
 const loaders = (c: SubgraphContext) => perRequest(c, 'tenancy', createLoaders);
 
-export const userFromView = (u: UserView) => ({
+/** The services' user as the GraphQL User. */
+export const userFromAccount = (u: UserAccount) => ({
   id: u.uuid,
   slug: u.slug,
   username: u.username,
   email: u.email,
-  firstName: u.first_name,
-  lastName: u.last_name,
-  isStaff: u.is_staff,
-  isSuperuser: u.is_superuser,
-  isActive: u.is_active,
-  dateJoined: u.date_joined,
-  lastLogin: u.last_login,
+  firstName: u.firstName,
+  lastName: u.lastName,
+  isStaff: u.isStaff,
+  isSuperuser: u.isSuperuser,
+  isActive: u.isActive,
+  dateJoined: u.dateJoined,
+  lastLogin: u.lastLogin,
 });
 
 // Only active users are ever loaded by reference.
 const userFromRow = (u: UserRow) => ({ ...u, id: u.uuid, isActive: true, dateJoined: u.createdAt });
 
-export const orgFromView = (o: OrganizationView) => ({
+// The domain objects of organizations, sites, domains and apps as their GraphQL types. The UUID
+// of the parent entity stays on a site, domain or app (not a schema field) for the resolver of
+// its `organization` or `site` field.
+export const toGraphOrganization = (o: Organization) => ({
   id: o.uuid,
   slug: o.slug,
   name: o.name,
-  isActive: o.is_active,
-  createdAt: o.created,
-  updatedAt: o.updated,
+  isActive: o.isActive,
+  createdAt: o.createdAt,
+  updatedAt: o.updatedAt,
 });
 
-const orgFromRow = (o: OrganizationRow) => ({
-  id: o.uuid,
-  slug: o.slug,
-  name: o.name,
-  isActive: o.is_active,
-  createdAt: o.created_at,
-  updatedAt: o.updated_at,
+export const toGraphSite = (s: Site) => ({
+  id: s.uuid,
+  slug: s.slug,
+  name: s.name,
+  description: s.description,
+  environment: s.environment,
+  siteSettings: s.siteSettings,
+  createdAt: s.createdAt,
+  updatedAt: s.updatedAt,
+  organizationUuid: s.organizationUuid,
 });
 
-const siteFromRow = (s: SiteRow) => ({ ...s, id: s.uuid });
-const domainFromRow = (d: DomainRow) => ({ ...d, id: d.uuid });
-const appFromRow = (a: AppRow) => ({ ...a, id: a.uuid });
+export const toGraphDomain = (d: Domain) => ({
+  id: d.uuid,
+  slug: d.slug,
+  domain: d.domain,
+  isPrimary: d.isPrimary,
+  isActive: d.isActive,
+  createdAt: d.createdAt,
+  siteUuid: d.siteUuid,
+});
+
+export const toGraphApp = (a: App) => ({
+  id: a.uuid,
+  slug: a.slug,
+  name: a.name,
+  description: a.description,
+  createdAt: a.createdAt,
+  updatedAt: a.updatedAt,
+  siteUuid: a.siteUuid,
+});
+
+type GraphSite = ReturnType<typeof toGraphSite>;
+type GraphDomain = ReturnType<typeof toGraphDomain>;
+type GraphApp = ReturnType<typeof toGraphApp>;
 const groupFromRow = (g: GroupRow) => ({ ...g, id: String(g.id) });
 
 type Ref = { id: string };
@@ -90,36 +117,36 @@ export const tenancyResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   Query: {
-    me: (_p, _a, { ctx }) => getMe(ctx).then(userFromView),
-    organization: (_p, args: { slug: string }, { ctx }) => getOrganization(ctx, args.slug).then(orgFromView),
-    organizations: (_p, args: PageArgs, { ctx }) => listOrganizations(ctx, args).then((r) => toConnection(r, orgFromView)),
-    site: (_p, args: { slug: string }, { ctx }) => getSite(ctx, args.slug).then(siteFromRow),
-    app: (_p, args: { slug: string }, { ctx }) => getApp(ctx, args.slug).then(appFromRow),
+    me: (_p, _a, { ctx }) => getMe(ctx).then(userFromAccount),
+    organization: (_p, args: { slug: string }, { ctx }) => getOrganization(ctx, args.slug).then(toGraphOrganization),
+    organizations: (_p, args: PageArgs, { ctx }) => listOrganizations(ctx, args).then((r) => toConnection(r, toGraphOrganization)),
+    site: (_p, args: { slug: string }, { ctx }) => getSite(ctx, args.slug).then(toGraphSite),
+    app: (_p, args: { slug: string }, { ctx }) => getApp(ctx, args.slug).then(toGraphApp),
   },
   User: {
     __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).users.load(ref.id).then(orNull(userFromRow)),
   },
   Organization: {
-    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).organizations.load(ref.id).then(orNull(orgFromRow)),
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).organizations.load(ref.id).then(orNull(toGraphOrganization)),
   },
   Site: {
-    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).sites.load(ref.id).then(orNull(siteFromRow)),
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).sites.load(ref.id).then(orNull(toGraphSite)),
     // Null when the caller sees the site through a grant on it but cannot view its organization.
-    organization: (site: SiteRow, _a, c) => loaders(c).organizations.load(site.organizationUuid).then(orNull(orgFromRow)),
-    domains: (site: Ref, args: PageArgs, { ctx }) => listSiteDomains(ctx, site.id, args).then((r) => toConnection(r, domainFromRow)),
-    domain: (site: Ref, args: { slug: string }, { ctx }) => notFoundAsNull(getDomain(ctx, site.id, args.slug).then(domainFromRow)),
+    organization: (site: GraphSite, _a, c) => loaders(c).organizations.load(site.organizationUuid).then(orNull(toGraphOrganization)),
+    domains: (site: Ref, args: PageArgs, { ctx }) => listSiteDomains(ctx, site.id, args).then((r) => toConnection(r, toGraphDomain)),
+    domain: (site: Ref, args: { slug: string }, { ctx }) => notFoundAsNull(getDomain(ctx, site.id, args.slug).then(toGraphDomain)),
   },
   Domain: {
-    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).domains.load(ref.id).then(orNull(domainFromRow)),
-    site: (d: DomainRow, _a, c) => loaders(c).sites.load(d.siteUuid).then(orNull(siteFromRow)),
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).domains.load(ref.id).then(orNull(toGraphDomain)),
+    site: (d: GraphDomain, _a, c) => loaders(c).sites.load(d.siteUuid).then(orNull(toGraphSite)),
   },
   Group: {
     __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).groups.load(ref.id).then(orNull(groupFromRow)),
     organization: (g: GroupRow, _a, c) =>
-      g.organizationUuid ? loaders(c).organizations.load(g.organizationUuid).then(orNull(orgFromRow)) : null,
+      g.organizationUuid ? loaders(c).organizations.load(g.organizationUuid).then(orNull(toGraphOrganization)) : null,
   },
   App: {
-    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).apps.load(ref.id).then(orNull(appFromRow)),
-    site: (a: AppRow, _a, c) => loaders(c).sites.load(a.siteUuid).then(orNull(siteFromRow)),
+    __resolveReference: (ref: Ref, c: SubgraphContext) => loaders(c).apps.load(ref.id).then(orNull(toGraphApp)),
+    site: (a: GraphApp, _a, c) => loaders(c).sites.load(a.siteUuid).then(orNull(toGraphSite)),
   },
 };

@@ -7,6 +7,7 @@
 // is_staff / is_superuser, or changes and deletes a superuser's account.
 import type { Logger } from 'pino';
 import type { RequestContext, UserPrincipal } from '../core/context.js';
+import type { HookUser } from '../core/hooks.js';
 import type { Tx } from '../core/db.js';
 import { ConfigError } from '../core/config.js';
 import { errors, isAppError } from '../core/errors.js';
@@ -17,73 +18,60 @@ import { hashPassword, verifyPassword } from './password.js';
 import { parseUserFields, type UserFields } from './user-input.js';
 import { userRepository, type User, type UserFilter } from './user.repository.js';
 
-export interface UserView {
+/**
+ * A user as the services answer it: camelCase, dates as Date, never the password hash.
+ * `isActive` is false for a deactivated or soft-deleted account. Each transport renders its own
+ * view (REST: users-views.ts; GraphQL: tenancy.resolvers.ts).
+ */
+export interface UserAccount {
   uuid: string;
   slug: string;
   username: string;
   email: string;
-  first_name: string;
-  last_name: string;
-  is_staff: boolean;
-  is_superuser: boolean;
-  is_active: boolean;
-  date_joined: string;
-  last_login: string | null;
+  firstName: string;
+  lastName: string;
+  isStaff: boolean;
+  isSuperuser: boolean;
+  isActive: boolean;
+  dateJoined: Date;
+  lastLogin: Date | null;
 }
 
-/** JSON Schema of UserView, for the compiled serializer of the hot `/users/me/` route. */
-export const USER_VIEW_SCHEMA = {
-  type: 'object',
-  properties: {
-    uuid: { type: 'string' },
-    slug: { type: 'string' },
-    username: { type: 'string' },
-    email: { type: 'string' },
-    first_name: { type: 'string' },
-    last_name: { type: 'string' },
-    is_staff: { type: 'boolean' },
-    is_superuser: { type: 'boolean' },
-    is_active: { type: 'boolean' },
-    date_joined: { type: 'string' },
-    last_login: { type: ['string', 'null'] },
-  },
-  required: [
-    'uuid',
-    'slug',
-    'username',
-    'email',
-    'first_name',
-    'last_name',
-    'is_staff',
-    'is_superuser',
-    'is_active',
-    'date_joined',
-    'last_login',
-  ],
-} as const;
+export const toUserAccount = (u: User): UserAccount => ({
+  uuid: u.uuid,
+  slug: u.slug,
+  username: u.username,
+  email: u.email,
+  firstName: u.firstName,
+  lastName: u.lastName,
+  isStaff: u.isStaff,
+  isSuperuser: u.isSuperuser,
+  isActive: u.isActive && !u.isDeleted,
+  dateJoined: u.createdAt,
+  lastLogin: u.lastLogin,
+});
 
-export function toUserView(u: User): UserView {
-  return {
-    uuid: u.uuid,
-    slug: u.slug,
-    username: u.username,
-    email: u.email,
-    first_name: u.firstName,
-    last_name: u.lastName,
-    is_staff: u.isStaff,
-    is_superuser: u.isSuperuser,
-    is_active: u.isActive && !u.isDeleted,
-    date_joined: u.createdAt.toISOString(),
-    last_login: u.lastLogin ? u.lastLogin.toISOString() : null,
-  };
-}
+/** The user as hook handlers and user events receive it: the API's user view (DECISIONS §7). */
+const toHookUser = (u: User): HookUser => ({
+  uuid: u.uuid,
+  slug: u.slug,
+  username: u.username,
+  email: u.email,
+  first_name: u.firstName,
+  last_name: u.lastName,
+  is_staff: u.isStaff,
+  is_superuser: u.isSuperuser,
+  is_active: u.isActive && !u.isDeleted,
+  date_joined: u.createdAt.toISOString(),
+  last_login: u.lastLogin ? u.lastLogin.toISOString() : null,
+});
 
 /**
  * The signed-in caller (`/api/users/me/`, GraphQL `me`). Authentication has just loaded the
  * caller's own fields (through its bounded cache, refreshed at once by every change made in
  * this process), so the hot path answers without another query.
  */
-export async function getMe(ctx: RequestContext): Promise<UserView> {
+export async function getMe(ctx: RequestContext): Promise<UserAccount> {
   const p = ctx.principal;
   if (p.kind !== 'user') throw errors.notAuthenticated();
   if (p.row) {
@@ -92,18 +80,18 @@ export async function getMe(ctx: RequestContext): Promise<UserView> {
       slug: p.row.slug,
       username: p.username,
       email: p.row.email,
-      first_name: p.row.firstName,
-      last_name: p.row.lastName,
-      is_staff: p.isStaff,
-      is_superuser: p.isSuperuser,
-      is_active: true,
-      date_joined: p.row.createdAt.toISOString(),
-      last_login: p.row.lastLogin ? p.row.lastLogin.toISOString() : null,
+      firstName: p.row.firstName,
+      lastName: p.row.lastName,
+      isStaff: p.isStaff,
+      isSuperuser: p.isSuperuser,
+      isActive: true,
+      dateJoined: p.row.createdAt,
+      lastLogin: p.row.lastLogin,
     };
   }
   const user = await userRepository.findActiveById(ctx.platform.pool, p.userId);
   if (!user) throw errors.authenticationFailed('User not found or inactive.');
-  return toUserView(user);
+  return toUserAccount(user);
 }
 
 export interface SuperuserInput {
@@ -186,7 +174,7 @@ export interface UserListInput extends ListInput {
   organizationSlug?: string | null;
 }
 
-export async function listUsers(ctx: RequestContext, input: UserListInput): Promise<ListResult<UserView>> {
+export async function listUsers(ctx: RequestContext, input: UserListInput): Promise<ListResult<UserAccount>> {
   const vis = visibility(ctx, input.includeDeleted ?? undefined);
   const page = pageRequest(input);
   const order = orderBy(input.ordering, ORDERING, 'username');
@@ -198,7 +186,7 @@ export async function listUsers(ctx: RequestContext, input: UserListInput): Prom
     organization: org ? slugOrUuid(org) : undefined,
   };
   const { rows, count } = await userRepository.list(ctx.platform.pool, filter, order, page);
-  return { page, count, items: rows.map(toUserView) };
+  return { page, count, items: rows.map(toUserAccount) };
 }
 
 /** A user the caller may see, by slug or UUID; 404 otherwise. */
@@ -211,8 +199,8 @@ export async function findVisibleUser(ctx: RequestContext, ref: string, includeD
   return user;
 }
 
-export async function getUser(ctx: RequestContext, ref: string, opts: { includeDeleted?: boolean } = {}): Promise<UserView> {
-  return toUserView(await findVisibleUser(ctx, ref, opts.includeDeleted ?? false));
+export async function getUser(ctx: RequestContext, ref: string, opts: { includeDeleted?: boolean } = {}): Promise<UserAccount> {
+  return toUserAccount(await findVisibleUser(ctx, ref, opts.includeDeleted ?? false));
 }
 
 /** The target of a change: visible (else 404) and the caller's own or the caller is staff (else 403). */
@@ -252,7 +240,7 @@ function translateUnique(e: unknown): never {
 // retries in its savepoint: allow more than Prisma's default 5 s for such a queue.
 const SLUG_TX = { maxWait: 10_000, timeout: 20_000 };
 
-export async function createUser(ctx: RequestContext, body: unknown): Promise<UserView> {
+export async function createUser(ctx: RequestContext, body: unknown): Promise<UserAccount> {
   const me = requireUserPrincipal(ctx);
   if (!isOperator(ctx)) throw errors.permissionDenied();
   const f = parseUserFields(body, 'create');
@@ -277,13 +265,12 @@ export async function createUser(ctx: RequestContext, body: unknown): Promise<Us
     .$transaction(async (tx) => {
       const created = await userRepository.create(tx, { ...f, username: f.username!, email: f.email!, passwordHash });
       await audit(tx, ctx, { action: 'create', objectType: 'user', objectId: created.uuid, changes: auditChanges(f) });
-      await hooks.runBlocking(ctx, 'userWritten', tx, { type: 'POST_USER_CREATE', user: toUserView(created) }, ctx);
+      await hooks.runBlocking(ctx, 'userWritten', tx, { type: 'POST_USER_CREATE', user: toHookUser(created) }, ctx);
       return created;
     }, SLUG_TX)
     .catch(translateUnique);
-  const view = toUserView(user);
-  await hooks.runAfter(ctx, 'userAfterCreate', Object.freeze({ ...view }), ctx);
-  return view;
+  await hooks.runAfter(ctx, 'userAfterCreate', Object.freeze(toHookUser(user)), ctx);
+  return toUserAccount(user);
 }
 
 /** The attribute names and new values of a change, passwords reduced to "[changed]" by audit(). */
@@ -337,7 +324,7 @@ async function checkCurrentPassword(ctx: RequestContext, user: User, f: UserFiel
 const revokesTokens = (user: User, f: UserFields): boolean => f.password !== undefined || (f.isActive === false && user.isActive);
 
 /** PUT (`replace`: username and email required) or PATCH (`patch`). */
-export async function updateUser(ctx: RequestContext, ref: string, body: unknown, mode: 'replace' | 'patch'): Promise<UserView> {
+export async function updateUser(ctx: RequestContext, ref: string, body: unknown, mode: 'replace' | 'patch'): Promise<UserAccount> {
   const user = await requireChangeableUser(ctx, ref);
   const f = parseUserFields(body, mode);
   checkPrivilegedChanges(ctx, user, f);
@@ -355,37 +342,35 @@ export async function updateUser(ctx: RequestContext, ref: string, body: unknown
       const u = await userRepository.update(tx, user.id, { ...data, ...(passwordHash ? { passwordHash } : {}) }, { revokeTokens: revoke });
       if (revoke) await ctx.platform.hooks.runBlocking(ctx, 'userTokensRevoked', tx, { id: u.id, uuid: u.uuid });
       await audit(tx, ctx, { action: 'update', objectType: 'user', objectId: u.uuid, changes: auditChanges(f) });
-      const event = { type: 'POST_USER_UPDATE', user: toUserView(u), previous: toUserView(user) } as const;
+      const event = { type: 'POST_USER_UPDATE', user: toHookUser(u), previous: toHookUser(user) } as const;
       await ctx.platform.hooks.runBlocking(ctx, 'userWritten', tx, event, ctx);
       return u;
     })
     .catch(translateUnique);
   // Flags and activity are read from the auth cache on every request: refresh it now.
   ctx.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
-  const view = toUserView(updated);
-  await ctx.platform.hooks.runAfter(ctx, 'userAfterUpdate', Object.freeze({ ...view }), Object.freeze(toUserView(user)), ctx);
-  return view;
+  await ctx.platform.hooks.runAfter(ctx, 'userAfterUpdate', Object.freeze(toHookUser(updated)), Object.freeze(toHookUser(user)), ctx);
+  return toUserAccount(updated);
 }
 
 /** Soft delete: the record and its audit trail stay; sign-in and existing tokens stop. */
 /** Soft-deletes a user; answers the user as they are now (inactive). */
-export async function deleteUser(ctx: RequestContext, ref: string): Promise<UserView> {
+export async function deleteUser(ctx: RequestContext, ref: string): Promise<UserAccount> {
   const user = await requireChangeableUser(ctx, ref);
   const deleted = await ctx.platform.prisma.$transaction(async (tx) => {
     const u = await userRepository.softDelete(tx, user.id);
     await ctx.platform.hooks.runBlocking(ctx, 'userTokensRevoked', tx, { id: u.id, uuid: u.uuid });
     await audit(tx, ctx, { action: 'delete', objectType: 'user', objectId: u.uuid, changes: { is_active: false, is_deleted: true } });
-    await ctx.platform.hooks.runBlocking(ctx, 'userWritten', tx, { type: 'POST_USER_DELETE', user: toUserView(u) }, ctx);
+    await ctx.platform.hooks.runBlocking(ctx, 'userWritten', tx, { type: 'POST_USER_DELETE', user: toHookUser(u) }, ctx);
     return u;
   });
   ctx.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
-  const view = toUserView(deleted);
-  await ctx.platform.hooks.runAfter(ctx, 'userAfterDelete', Object.freeze({ ...view }), ctx);
-  return view;
+  await ctx.platform.hooks.runAfter(ctx, 'userAfterDelete', Object.freeze(toHookUser(deleted)), ctx);
+  return toUserAccount(deleted);
 }
 
 /** `POST /users/{user}/restore/` (staff): undoes a soft delete. */
-export async function restoreUser(ctx: RequestContext, ref: string): Promise<UserView> {
+export async function restoreUser(ctx: RequestContext, ref: string): Promise<UserAccount> {
   // Deleted accounts are invisible to non-staff: they get 404 from the lookup, before any 403.
   const user = await requireChangeableUser(ctx, ref, true);
   if (!isOperator(ctx)) throw errors.permissionDenied();
@@ -395,5 +380,5 @@ export async function restoreUser(ctx: RequestContext, ref: string): Promise<Use
     return u;
   });
   ctx.platform.invalidation.publish({ kind: 'user', uuid: user.uuid });
-  return toUserView(restored);
+  return toUserAccount(restored);
 }

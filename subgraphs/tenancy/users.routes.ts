@@ -1,20 +1,13 @@
 // REST routes of the users area: users, profiles, groups and the permission catalogue
-// (seed 1 "Users, groups, permissions"; DECISIONS §4). Adapters only: each calls one service.
+// (seed 1 "Users, groups, permissions"; DECISIONS §4). Adapters only: each calls one service
+// and renders its domain object as the REST view (users-views.ts).
 import type { RouteSpec } from '../core/rest.js';
 import { listInputFromQuery, parseBool, toPage } from '../core/listing.js';
-import {
-  addGroupMember,
-  createGroup,
-  deleteGroup,
-  getGroup,
-  listGroups,
-  removeGroupMember,
-  toGroupView,
-  updateGroup,
-} from './group.service.js';
+import { addGroupMember, createGroup, deleteGroup, getGroup, listGroups, removeGroupMember, updateGroup } from './group.service.js';
 import { listPermissions } from './permission.service.js';
 import { getProfile, updateProfile } from './profile.service.js';
-import { createUser, deleteUser, getMe, getUser, listUsers, restoreUser, updateUser, USER_VIEW_SCHEMA } from './user.service.js';
+import { createUser, deleteUser, getMe, getUser, listUsers, restoreUser, updateUser } from './user.service.js';
+import { toGroupRest, toProfileRest, toUserRest, USER_REST_SCHEMA } from './users-views.js';
 
 const route = (spec: Omit<RouteSpec, 'scope' | 'auth' | 'module'>): RouteSpec => ({
   scope: 'console',
@@ -29,8 +22,8 @@ export const usersRoutes: RouteSpec[] = [
     path: '/users/me/',
     permission: null,
     summary: 'The signed-in user',
-    responseSchema: USER_VIEW_SCHEMA,
-    handler: (ctx) => getMe(ctx),
+    responseSchema: USER_REST_SCHEMA,
+    handler: async (ctx) => toUserRest(await getMe(ctx)),
   }),
   route({
     method: 'GET',
@@ -42,7 +35,7 @@ export const usersRoutes: RouteSpec[] = [
         ctx,
         listInputFromQuery(input.query, { include_deleted: 'boolean', is_active: 'boolean', organization_slug: 'string' }),
       );
-      return toPage(ctx.baseUrl + input.url, page, count, items);
+      return toPage(ctx.baseUrl + input.url, page, count, items.map(toUserRest));
     },
   }),
   route({
@@ -50,28 +43,29 @@ export const usersRoutes: RouteSpec[] = [
     path: '/users/',
     permission: null,
     summary: 'Create a user (staff)',
-    handler: (ctx, input) => createUser(ctx, input.body),
+    handler: async (ctx, input) => toUserRest(await createUser(ctx, input.body)),
   }),
   route({
     method: 'GET',
     path: '/users/:user/',
     permission: null,
     summary: 'One user by slug or UUID',
-    handler: (ctx, input) => getUser(ctx, input.params.user, { includeDeleted: parseBool(input.query, 'include_deleted') }),
+    handler: async (ctx, input) =>
+      toUserRest(await getUser(ctx, input.params.user, { includeDeleted: parseBool(input.query, 'include_deleted') })),
   }),
   route({
     method: 'PUT',
     path: '/users/:user/',
     permission: null,
     summary: 'Update a user (the user or staff)',
-    handler: (ctx, input) => updateUser(ctx, input.params.user, input.body, 'replace'),
+    handler: async (ctx, input) => toUserRest(await updateUser(ctx, input.params.user, input.body, 'replace')),
   }),
   route({
     method: 'PATCH',
     path: '/users/:user/',
     permission: null,
     summary: 'Partially update a user (the user or staff)',
-    handler: (ctx, input) => updateUser(ctx, input.params.user, input.body, 'patch'),
+    handler: async (ctx, input) => toUserRest(await updateUser(ctx, input.params.user, input.body, 'patch')),
   }),
   route({
     method: 'DELETE',
@@ -86,21 +80,21 @@ export const usersRoutes: RouteSpec[] = [
     permission: null,
     status: 200,
     summary: 'Restore a soft-deleted user (staff)',
-    handler: (ctx, input) => restoreUser(ctx, input.params.user),
+    handler: async (ctx, input) => toUserRest(await restoreUser(ctx, input.params.user)),
   }),
   route({
     method: 'GET',
     path: '/users/:user/profile/',
     permission: null,
     summary: "A user's profile",
-    handler: (ctx, input) => getProfile(ctx, input.params.user),
+    handler: async (ctx, input) => toProfileRest(await getProfile(ctx, input.params.user)),
   }),
   route({
     method: 'PATCH',
     path: '/users/:user/profile/',
     permission: null,
     summary: "Update a user's profile",
-    handler: (ctx, input) => updateProfile(ctx, input.params.user, input.body),
+    handler: async (ctx, input) => toProfileRest(await updateProfile(ctx, input.params.user, input.body)),
   }),
 
   route({
@@ -113,7 +107,7 @@ export const usersRoutes: RouteSpec[] = [
         ctx,
         listInputFromQuery(input.query, { scope: 'string', organization_slug: 'string' }),
       );
-      return toPage(ctx.baseUrl + input.url, page, count, items.map(toGroupView));
+      return toPage(ctx.baseUrl + input.url, page, count, items.map(toGroupRest));
     },
   }),
   route({
@@ -121,28 +115,28 @@ export const usersRoutes: RouteSpec[] = [
     path: '/groups/',
     permission: 'manage_organization',
     summary: 'Create a group',
-    handler: (ctx, input) => createGroup(ctx, input.body).then(toGroupView),
+    handler: (ctx, input) => createGroup(ctx, input.body).then(toGroupRest),
   }),
   route({
     method: 'GET',
     path: '/groups/:group/',
     permission: 'view_organization',
     summary: 'One group',
-    handler: (ctx, input) => getGroup(ctx, input.params.group).then(toGroupView),
+    handler: (ctx, input) => getGroup(ctx, input.params.group).then(toGroupRest),
   }),
   route({
     method: 'PUT',
     path: '/groups/:group/',
     permission: 'manage_organization',
     summary: 'Update a group',
-    handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'replace').then(toGroupView),
+    handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'replace').then(toGroupRest),
   }),
   route({
     method: 'PATCH',
     path: '/groups/:group/',
     permission: 'manage_organization',
     summary: 'Partially update a group',
-    handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'patch').then(toGroupView),
+    handler: (ctx, input) => updateGroup(ctx, input.params.group, input.body, 'patch').then(toGroupRest),
   }),
   route({
     method: 'DELETE',
@@ -156,7 +150,7 @@ export const usersRoutes: RouteSpec[] = [
     path: '/groups/:group/users/',
     permission: 'manage_organization',
     summary: 'Add a user to a group',
-    handler: (ctx, input) => addGroupMember(ctx, input.params.group, input.body).then(toGroupView),
+    handler: (ctx, input) => addGroupMember(ctx, input.params.group, input.body).then(toGroupRest),
   }),
   route({
     method: 'DELETE',

@@ -3,17 +3,17 @@
 // REST body the same service functions parse.
 import type { ResolverMap } from '../../core/graphql/resolvers.js';
 import { toConnection, type PageArgs } from '../../core/graphql/context.js';
-import { listAudit, listOrganizationAudit, type AuditView } from '../audit.service.js';
-import { acceptInvitation, declineInvitation, getInvitationByToken, type PublicInvitationView } from '../invitation-response.service.js';
+import { listAudit, listOrganizationAudit, type AuditRecord } from '../audit.service.js';
+import { acceptInvitation, declineInvitation, getInvitationByToken, type PublicInvitation } from '../invitation-response.service.js';
 import {
   createInvitation,
   listInvitations,
   resendInvitation,
   revokeInvitation,
-  type InvitationView,
-  type InvitationWithToken,
+  type CreatedInvitation,
+  type Invitation,
 } from '../invitation.service.js';
-import { getMember, listMembers, removeMember, updateMember, type MemberView } from '../member.service.js';
+import { getMember, listMembers, removeMember, updateMember, type Member } from '../member.service.js';
 import {
   createOrganization,
   deleteOrganization,
@@ -21,37 +21,21 @@ import {
   restoreOrganization,
   updateOrganization,
 } from '../organization.service.js';
-import { orgFromView } from '../tenancy.resolvers.js';
+import { toGraphOrganization } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
 type OrgArgs = { organization: string };
 type Parent = { id: string };
 
-const memberOut = (m: MemberView) => ({ ...m, id: m.uuid, joinedAt: m.joined_at });
+const memberOut = (m: Member) => ({ ...m, id: m.uuid });
 
-const invitationOut = (i: InvitationView) => ({
-  id: i.uuid,
-  inviteeIdentifier: i.invitee_identifier,
-  permissions: i.permissions,
-  invitationConfig: i.invitation_config,
-  status: i.status,
-  expiresAt: i.expires_at,
-  createdAt: i.created_at,
-  invitedBy: i.invited_by,
-});
+const invitationOut = (i: Invitation) => ({ ...i, id: i.uuid });
 
-const createdOut = ({ token, ...i }: InvitationWithToken) => ({ invitation: invitationOut(i), token });
+const createdOut = (c: CreatedInvitation) => ({ invitation: invitationOut(c.invitation), token: c.token });
 
-const publicOut = (i: PublicInvitationView) => ({
-  id: i.uuid,
-  organization: { ...i.organization, id: i.organization.uuid },
-  inviteeIdentifier: i.invitee_identifier,
-  permissions: i.permissions,
-  status: i.status,
-  expiresAt: i.expires_at,
-});
+const publicOut = (i: PublicInvitation) => ({ ...i, id: i.uuid, organization: { ...i.organization, id: i.organization.uuid } });
 
-const auditOut = (a: AuditView) => ({ ...a, id: String(a.id), objectType: a.object_type, objectId: a.object_id, createdAt: a.created_at });
+const auditOut = (a: AuditRecord) => ({ ...a, id: String(a.id) });
 
 type AuditArgs = PageArgs & { objectType?: string | null; action?: string | null };
 
@@ -78,11 +62,11 @@ export const organizationAdminResolvers: ResolverMap = {
       listAudit(ctx, a).then((r) => toConnection(r, auditOut)),
   },
   Mutation: {
-    createOrganization: (_p, a: { input: Input }, { ctx }) => createOrganization(ctx, defined(a.input)).then(orgFromView),
+    createOrganization: (_p, a: { input: Input }, { ctx }) => createOrganization(ctx, defined(a.input)).then(toGraphOrganization),
     updateOrganization: (_p, a: { slug: string; input: Input }, { ctx }) =>
-      updateOrganization(ctx, a.slug, defined(a.input), true).then(orgFromView),
-    deleteOrganization: (_p, a: { slug: string }, { ctx }) => deleteOrganization(ctx, a.slug).then(orgFromView),
-    restoreOrganization: (_p, a: { slug: string }, { ctx }) => restoreOrganization(ctx, a.slug).then(orgFromView),
+      updateOrganization(ctx, a.slug, defined(a.input), true).then(toGraphOrganization),
+    deleteOrganization: (_p, a: { slug: string }, { ctx }) => deleteOrganization(ctx, a.slug).then(toGraphOrganization),
+    restoreOrganization: (_p, a: { slug: string }, { ctx }) => restoreOrganization(ctx, a.slug).then(toGraphOrganization),
     updateMember: (_p, a: OrgArgs & { user: string; input: Input }, { ctx }) =>
       updateMember(ctx, a.organization, a.user, defined(a.input)).then(memberOut),
     removeMember: (_p, a: OrgArgs & { user: string }, { ctx }) => removeMember(ctx, a.organization, a.user).then(memberOut),
@@ -101,7 +85,7 @@ export const organizationAdminResolvers: ResolverMap = {
     // The caller's own organizations (the `organizations` list); null on another user.
     organizations: (user: Parent, a: PageArgs, { ctx }) =>
       ctx.principal.kind === 'user' && ctx.principal.uuid === user.id.toLowerCase()
-        ? listOrganizations(ctx, a).then((r) => toConnection(r, orgFromView))
+        ? listOrganizations(ctx, a).then((r) => toConnection(r, toGraphOrganization))
         : null,
   },
   Organization: {

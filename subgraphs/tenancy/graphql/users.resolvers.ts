@@ -17,9 +17,9 @@ import {
 } from '../group.service.js';
 import type { GroupRecord } from '../group.repository.js';
 import { listPermissions } from '../permission.service.js';
-import { getProfile, updateProfile, type ProfileView } from '../profile.service.js';
+import { getProfile, updateProfile, type Profile } from '../profile.service.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser } from '../user.service.js';
-import { userFromView } from '../tenancy.resolvers.js';
+import { userFromAccount } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
 
@@ -29,9 +29,9 @@ const groupFromRecord = (g: GroupRecord) => ({
   users: g.users.map((u) => ({ id: u.uuid, username: u.username })),
 });
 
-const profileFromView = (p: ProfileView) => ({
+const profileOut = (p: Profile) => ({
   bio: p.bio,
-  avatarUrl: p.avatar_url,
+  avatarUrl: p.avatarUrl,
   phone: p.phone,
   timezone: p.timezone,
   locale: p.locale,
@@ -64,20 +64,20 @@ type ListArgs = PageArgs & { organizationSlug?: string | null };
 
 export const userAdminResolvers: ResolverMap = {
   Query: {
-    users: (_p, args: ListArgs, { ctx }) => listUsers(ctx, args).then((r) => toConnection(r, userFromView)),
-    user: (_p, args: { slug: string }, { ctx }) => getUser(ctx, args.slug).then(userFromView),
+    users: (_p, args: ListArgs, { ctx }) => listUsers(ctx, args).then((r) => toConnection(r, userFromAccount)),
+    user: (_p, args: { slug: string }, { ctx }) => getUser(ctx, args.slug).then(userFromAccount),
     groups: (_p, args: ListArgs, { ctx }) => listGroups(ctx, args).then((r) => toConnection(r, groupFromRecord)),
     group: (_p, args: { id: string }, { ctx }) => getGroup(ctx, args.id).then(groupFromRecord),
     permissions: (_p, args: { resource?: string | null }, { ctx }) =>
       listPermissions(ctx, { pageSize: 100, resource: args.resource }).then((r) => r.items),
   },
   Mutation: {
-    createUser: (_p, args: { input: Input }, { ctx }) => createUser(ctx, snakeBody(args.input)).then(userFromView),
+    createUser: (_p, args: { input: Input }, { ctx }) => createUser(ctx, snakeBody(args.input)).then(userFromAccount),
     updateUser: (_p, args: { slug: string; input: Input }, { ctx }) =>
-      updateUser(ctx, args.slug, snakeBody(args.input), 'patch').then(userFromView),
-    deleteUser: (_p, args: { slug: string }, { ctx }) => deleteUser(ctx, args.slug).then(userFromView),
+      updateUser(ctx, args.slug, snakeBody(args.input), 'patch').then(userFromAccount),
+    deleteUser: (_p, args: { slug: string }, { ctx }) => deleteUser(ctx, args.slug).then(userFromAccount),
     updateProfile: (_p, args: { slug: string; input: Input }, { ctx }) =>
-      updateProfile(ctx, args.slug, snakeBody(args.input)).then(profileFromView),
+      updateProfile(ctx, args.slug, snakeBody(args.input)).then(profileOut),
     createGroup: (_p, args: { input: Input }, { ctx }) => createGroup(ctx, args.input).then(groupFromRecord),
     updateGroup: (_p, args: { id: string; input: Input }, { ctx }) =>
       updateGroup(ctx, args.id, snakeBody(args.input), 'patch').then(groupFromRecord),
@@ -96,7 +96,7 @@ export const userAdminResolvers: ResolverMap = {
   User: {
     // Only the user and staff may read a profile: for anyone else the field is null, not an error.
     profile: (user: { id: string }, _a, { ctx }) =>
-      getProfile(ctx, user.id).then(profileFromView, (e) => {
+      getProfile(ctx, user.id).then(profileOut, (e) => {
         if (isAppError(e) && (e.status === 403 || e.status === 404)) return null;
         throw e;
       }),
