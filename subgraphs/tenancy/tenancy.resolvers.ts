@@ -34,7 +34,7 @@ const createLoaders = (ctx: RequestContext) => ({
 const loaders = (c: SubgraphContext) => perRequest(c, 'tenancy', createLoaders);
 
 /** The services' user as the GraphQL User. */
-export const userFromAccount = (u: UserAccount) => ({
+export const toGraphUser = (u: UserAccount) => ({
   id: u.uuid,
   slug: u.slug,
   username: u.username,
@@ -117,7 +117,7 @@ export const tenancyResolvers: ResolverMap = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
   Query: {
-    me: (_p, _a, { ctx }) => getMe(ctx).then(userFromAccount),
+    me: (_p, _a, { ctx }) => getMe(ctx).then(toGraphUser),
     organization: (_p, args: { slug: string }, { ctx }) => getOrganization(ctx, args.slug).then(toGraphOrganization),
     organizations: (_p, args: PageArgs, { ctx }) => listOrganizations(ctx, args).then((r) => toConnection(r, toGraphOrganization)),
     site: (_p, args: { slug: string }, { ctx }) => getSite(ctx, args.slug).then(toGraphSite),

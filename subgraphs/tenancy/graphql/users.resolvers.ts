@@ -19,7 +19,7 @@ import type { GroupRecord } from '../group.repository.js';
 import { listPermissions } from '../permission.service.js';
 import { getProfile, updateProfile, type Profile } from '../profile.service.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser } from '../user.service.js';
-import { userFromAccount } from '../tenancy.resolvers.js';
+import { toGraphUser } from '../tenancy.resolvers.js';
 
 type Input = Record<string, unknown>;
 
@@ -64,18 +64,18 @@ type ListArgs = PageArgs & { organizationSlug?: string | null };
 
 export const userAdminResolvers: ResolverMap = {
   Query: {
-    users: (_p, args: ListArgs, { ctx }) => listUsers(ctx, args).then((r) => toConnection(r, userFromAccount)),
-    user: (_p, args: { slug: string }, { ctx }) => getUser(ctx, args.slug).then(userFromAccount),
+    users: (_p, args: ListArgs, { ctx }) => listUsers(ctx, args).then((r) => toConnection(r, toGraphUser)),
+    user: (_p, args: { slug: string }, { ctx }) => getUser(ctx, args.slug).then(toGraphUser),
     groups: (_p, args: ListArgs, { ctx }) => listGroups(ctx, args).then((r) => toConnection(r, groupFromRecord)),
     group: (_p, args: { id: string }, { ctx }) => getGroup(ctx, args.id).then(groupFromRecord),
     permissions: (_p, args: { resource?: string | null }, { ctx }) =>
       listPermissions(ctx, { pageSize: 100, resource: args.resource }).then((r) => r.items),
   },
   Mutation: {
-    createUser: (_p, args: { input: Input }, { ctx }) => createUser(ctx, snakeBody(args.input)).then(userFromAccount),
+    createUser: (_p, args: { input: Input }, { ctx }) => createUser(ctx, snakeBody(args.input)).then(toGraphUser),
     updateUser: (_p, args: { slug: string; input: Input }, { ctx }) =>
-      updateUser(ctx, args.slug, snakeBody(args.input), 'patch').then(userFromAccount),
-    deleteUser: (_p, args: { slug: string }, { ctx }) => deleteUser(ctx, args.slug).then(userFromAccount),
+      updateUser(ctx, args.slug, snakeBody(args.input), 'patch').then(toGraphUser),
+    deleteUser: (_p, args: { slug: string }, { ctx }) => deleteUser(ctx, args.slug).then(toGraphUser),
     updateProfile: (_p, args: { slug: string; input: Input }, { ctx }) =>
       updateProfile(ctx, args.slug, snakeBody(args.input)).then(profileOut),
     createGroup: (_p, args: { input: Input }, { ctx }) => createGroup(ctx, args.input).then(groupFromRecord),
