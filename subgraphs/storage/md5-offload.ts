@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 /** Bytes hashed inline (a body no larger never reaches the worker) and the size of one block. */
 export const BLOCK = 1024 * 1024;
 /** Bytes of one body handed to the worker and not yet hashed before the upload waits. */
-const MAX_INFLIGHT = 4 * BLOCK;
+const MAX_INFLIGHT = 8 * BLOCK;
 /** Blocks kept for reuse once the worker handed them back. */
 const POOL_MAX = 8;
 const IDLE_MS = 30_000;
