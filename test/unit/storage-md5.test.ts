@@ -49,7 +49,7 @@ test('digest equals MD5 of the bytes for sizes around the inline bound and odd c
 });
 
 test('concurrent bodies hash independently; the backlog is bounded', async () => {
-  const a = bytes(6 * BLOCK + 5, 3);
+  const a = bytes(12 * BLOCK + 5, 3);
   const b = bytes(5 * BLOCK - 7, 4);
   const ha = new StreamMd5();
   let maxSaturatedFeeds = 0;
