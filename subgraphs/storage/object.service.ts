@@ -127,7 +127,14 @@ export async function storeContent(
     await t.provider.delete(key).catch(() => undefined);
     throw providerError('upload', guard.errored);
   }
-  return { storageKey: key, size: guard.size, mimetype: guard.mimetype, etag: guard.etag };
+  let etag: string;
+  try {
+    etag = await guard.etag();
+  } catch (e) {
+    await t.provider.delete(key).catch(() => undefined);
+    throw providerError('upload', e);
+  }
+  return { storageKey: key, size: guard.size, mimetype: guard.mimetype, etag };
 }
 
 /** Removes stored content whose row was never written (a failed transaction). */

@@ -1,12 +1,14 @@
 // The stream every upload passes through on its way to the provider: it counts bytes and cuts
 // the body off past the bucket's limit, holds back the first bytes until the MIME type is known
 // (detected from the content with `file-type`, the client's declaration only as a fallback) and
-// checked against the bucket's allowed types, hashes the content for the ETag, and fails an
-// empty body at its end. Nothing reaches the provider before the type is accepted.
-import crypto from 'node:crypto';
+// checked against the bucket's allowed types, hashes the content for the ETag (MD5, on a worker
+// thread past the first MiB: md5-offload.ts) and fails an empty body at its end. Nothing reaches
+// the provider before the type is accepted. Chunks pass through as they came (no copies, no
+// re-chunking); the only wait is the hash's bounded backlog.
 import { Transform, type TransformCallback } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { storageErrors } from './storage-errors.js';
+import { StreamMd5 } from './md5-offload.js';
 import { mimeAllowed, mimeFromFilename } from './mime.js';
 
 /** file-type reads at most this many leading bytes. */
@@ -25,21 +27,25 @@ export class UploadGuard extends Transform {
   private head: Buffer[] = [];
   private headLen = 0;
   private decided = false;
-  private readonly hash = crypto.createHash('md5');
+  private readonly hash = new StreamMd5();
 
   constructor(private readonly opts: GuardOptions) {
     super({ highWaterMark: 256 * 1024 });
   }
 
-  get etag(): string {
-    return this.hash.copy().digest('hex');
+  /** The content's MD5 (hex), known once the stream has ended; rejects if hashing failed. */
+  etag(): Promise<string> {
+    return this.hash.digest();
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.size += chunk.length;
     if (this.size > this.opts.limit) return cb(storageErrors.tooLarge(this.opts.limit));
     this.hash.update(chunk);
-    if (this.decided) return cb(null, chunk);
+    if (this.decided) {
+      this.push(chunk);
+      return this.hash.saturated ? void this.hash.drained().then(() => cb(), cb) : cb();
+    }
     this.head.push(chunk);
     this.headLen += chunk.length;
     if (this.headLen < SNIFF_BYTES) return cb();
@@ -48,8 +54,19 @@ export class UploadGuard extends Transform {
 
   override _flush(cb: TransformCallback): void {
     if (this.size === 0) return cb(storageErrors.emptyFile());
-    if (this.decided) return cb();
-    this.decide().then(() => cb(), cb);
+    if (this.decided) return this.finish(cb);
+    this.decide().then(() => this.finish(cb), cb);
+  }
+
+  override _destroy(err: Error | null, cb: (error?: Error | null) => void): void {
+    this.hash.drop();
+    cb(err);
+  }
+
+  /** Starts the digest (it completes while the provider finishes its write) and ends the stream. */
+  private finish(cb: TransformCallback): void {
+    this.hash.digest().catch(() => undefined);
+    cb();
   }
 
   private async decide(): Promise<void> {

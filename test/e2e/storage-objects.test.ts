@@ -1,4 +1,5 @@
 // Storage buckets, uploads and downloads on the local object store (issue 13 items 2-4).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -198,6 +199,58 @@ describe('uploads', () => {
       parts: [{ name: 'file', filename: 'a.txt', content: 'plain', type: 'text/plain' }],
     });
     expect(ok.status).toBe(201);
+  });
+});
+
+describe('large bodies (hashed off the event loop past 1 MiB)', () => {
+  const md5 = (b: Buffer) => crypto.createHash('md5').update(b).digest('hex');
+  beforeAll(async () => {
+    expect((await call('POST', B, { name: 'Big', slug: 'big', file_size_limit: 16 * 1024 * 1024 })).status).toBe(201);
+  });
+
+  test('raw PUT and multipart: every byte stored, the ETag is the MD5 of the content', async () => {
+    const data = crypto.randomBytes(3 * 1024 * 1024 + 5);
+    const raw = await send(t, 'PUT', `${B}big/objects/raw.bin`, {
+      host: HOST,
+      token: tok,
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: data,
+    });
+    expect(raw.status).toBe(201);
+    const form = await upload(t, {
+      host: HOST,
+      token: tok,
+      app: 'shop',
+      bucket: 'big',
+      parts: [
+        { name: 'path', value: 'form.bin' },
+        { name: 'file', filename: 'form.bin', content: data.subarray(7) },
+      ],
+    });
+    expect(form.status).toBe(201);
+    for (const [ref, content] of [
+      ['raw.bin', data],
+      ['form.bin', data.subarray(7)],
+    ] as const) {
+      const r = await send(t, 'GET', `${B}big/objects/${ref}`, { host: HOST, token: tok });
+      expect(r.status).toBe(200);
+      expect(r.raw.equals(content)).toBe(true);
+      expect(r.headers.etag).toBe(`"${md5(content)}"`);
+    }
+  });
+
+  test('multipart over the limit after several MiB (cut off mid-stream): 400, nothing stored, no temporary file', async () => {
+    const before = filesUnder(objectsDir()).length;
+    const r = await upload(t, {
+      host: HOST,
+      token: tok,
+      app: 'shop',
+      bucket: 'big',
+      parts: [{ name: 'file', filename: 'huge.bin', content: crypto.randomBytes(16 * 1024 * 1024 + 1) }],
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/size limit/);
+    expect(filesUnder(objectsDir())).toHaveLength(before);
   });
 });
 

@@ -10,6 +10,14 @@ import { ProviderNotFound, removeStaleFiles, type ByteRange, type StorageProvide
 
 const SAFE_KEY = /^[A-Za-z0-9._\-/]+$/;
 
+/**
+ * Buffer sizes of the file streams (bench/storage-throughput.ts gives its bare side the same).
+ * Writes: up to this many bytes queue while one write is in progress and go down in one
+ * writev, so the socket keeps being read instead of pausing after every 16 KiB (the default).
+ */
+export const WRITE_HIGH_WATER_MARK = 1024 * 1024;
+export const READ_HIGH_WATER_MARK = 256 * 1024;
+
 export class LocalProvider implements StorageProvider {
   readonly name = 'object_store' as const;
   private readonly tmpDir: string;
@@ -32,7 +40,7 @@ export class LocalProvider implements StorageProvider {
     const tmp = path.join(this.tmpDir, `${crypto.randomUUID()}.part`);
     try {
       // flush: fsync before close, so the rename below publishes durable content.
-      await pipeline(body, fs.createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true }));
+      await pipeline(body, fs.createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: WRITE_HIGH_WATER_MARK }));
       await fsp.mkdir(path.dirname(target), { recursive: true });
       await fsp.rename(tmp, target);
     } catch (e) {
@@ -48,7 +56,8 @@ export class LocalProvider implements StorageProvider {
       if (e.code === 'ENOENT') throw new ProviderNotFound(key);
       throw e;
     });
-    return fh.createReadStream(range ? { start: range.start, end: range.end, highWaterMark: 256 * 1024 } : { highWaterMark: 256 * 1024 });
+    const highWaterMark = READ_HIGH_WATER_MARK;
+    return fh.createReadStream(range ? { start: range.start, end: range.end, highWaterMark } : { highWaterMark });
   }
 
   async delete(key: string): Promise<void> {
