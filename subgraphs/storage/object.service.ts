@@ -115,7 +115,8 @@ export async function storeContent(
   });
   body.pipe(guard);
   try {
-    await t.provider.put(key, guard, guard.mimetype);
+    // The head is held back until sniffed, so the type is known before any byte is stored.
+    await t.provider.put(key, guard, await guard.decidedType);
   } catch (e) {
     await t.provider.delete(key).catch(() => undefined);
     throw providerError('upload', guard.errored ?? e);

@@ -28,9 +28,18 @@ export class UploadGuard extends Transform {
   private headLen = 0;
   private decided = false;
   private readonly hash = new StreamMd5();
+  private typeKnown!: (mimetype: string) => void;
+  /**
+   * The content type once the first bytes are sniffed (or the stream failed or ended): a
+   * provider that stores the type with the object (S3) is given it before the upload starts.
+   */
+  readonly decidedType: Promise<string> = new Promise((resolve) => (this.typeKnown = resolve));
 
   constructor(private readonly opts: GuardOptions) {
     super({ highWaterMark: 256 * 1024 });
+    const settle = () => this.typeKnown(this.mimetype);
+    this.once('error', settle);
+    this.once('close', settle);
   }
 
   /** The content's MD5 (hex), known once the stream has ended; rejects if hashing failed. */
@@ -75,6 +84,7 @@ export class UploadGuard extends Transform {
     this.mimetype = resolveMime(detected?.mime, this.opts.declaredType, this.opts.filename);
     if (!mimeAllowed(this.mimetype, this.opts.allowed)) throw storageErrors.mimeNotAllowed(this.mimetype, this.opts.allowed);
     this.decided = true;
+    this.typeKnown(this.mimetype);
     this.head = [];
     this.push(head);
   }
