@@ -5,16 +5,18 @@
 // divided by the requests answered. Sides alternate, so both see the same machine.
 //
 //   node --no-node-snapshot --import tsx bench/cpu-per-request.ts [--requests 20000] [--rounds 3]
-//        [--connections 20] [--profile DIR] [--only gql-get]
+//        [--connections 20] [--profile DIR] [--only gql-get] [--inject]
 //
-// --profile DIR writes one .cpuprofile per side (the last round's), for `node --cpu-prof`-style
+// --profile DIR writes one .cpuprofile per side and round, for `node --cpu-prof`-style
 // reading (Chrome DevTools, speedscope).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../gateway/app.js';
 import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
@@ -57,6 +59,31 @@ function load(base: string, req: Request, amount: number, connections: number): 
   });
 }
 
+/**
+ * --inject: the requests go through Fastify's inject (no sockets on the client side), `connections`
+ * at a time: the platform's JavaScript without the kernel's share, steadier on a loaded machine.
+ */
+async function injectLoad(
+  app: FastifyInstance,
+  req: Request,
+  amount: number,
+  connections: number,
+): Promise<{ total: number; bad: number }> {
+  let sent = 0;
+  let bad = 0;
+  const payload = req.body !== undefined ? JSON.stringify(req.body) : undefined;
+  const headers = { ...req.headers, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const lane = async () => {
+    while (sent < amount) {
+      sent++;
+      const res = await app.inject({ method: req.method, url: req.url, headers, payload });
+      if (res.statusCode >= 300) bad++;
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, lane));
+  return { total: amount, bad };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -65,6 +92,7 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '20' },
       profile: { type: 'string' },
       only: { type: 'string', default: 'gql-get' },
+      inject: { type: 'boolean', default: false },
     },
   });
   const requests = Number(values.requests);
@@ -103,37 +131,68 @@ async function main(): Promise<void> {
       ['graphql', await bench.prepare(env)],
       ['rest', await bench.rest(env)],
     ];
-    const totals: Record<string, { cpu: number; n: number; bad: number }> = {};
+    if (process.env.CPU_SHOW) {
+      for (const [name, req] of sides) {
+        const body = req.body !== undefined ? JSON.stringify(req.body) : undefined;
+        const text = await new Promise<string>((resolve, reject) => {
+          const r = http.request(
+            base + req.url,
+            { method: req.method, headers: { ...req.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) } },
+            (res) => {
+              let t = `${res.statusCode} ${JSON.stringify(res.headers)} `;
+              res.on('data', (c: Buffer) => (t += c.toString()));
+              res.on('end', () => resolve(t));
+            },
+          );
+          r.on('error', reject);
+          r.end(body);
+        });
+        process.stdout.write(`${name} ${text}\n`);
+      }
+    }
+    const totals: Record<string, { cpu: number; n: number; bad: number; rounds: number[] }> = {};
     // Warm-up: caches, JIT, the fast path's learned operation.
-    for (const [, req] of sides) await load(base, req, Math.min(5000, requests), connections);
+    for (const [, req] of sides) {
+      if (values.inject) await injectLoad(app, req, Math.min(5000, requests), connections);
+      else await load(base, req, Math.min(5000, requests), connections);
+    }
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
       for (const [name, req] of order) {
-        const profiling = session && round === rounds - 1;
+        const profiling = session !== null;
         if (profiling) {
           await session.post('Profiler.enable');
           await session.post('Profiler.setSamplingInterval', { interval: 100 });
           await session.post('Profiler.start');
         }
         const before = process.cpuUsage();
-        const r = await load(base, req, requests, connections);
+        const r = values.inject ? await injectLoad(app, req, requests, connections) : await load(base, req, requests, connections);
         const used = process.cpuUsage(before);
         if (profiling) {
           const { profile } = await session.post('Profiler.stop');
           fs.mkdirSync(values.profile!, { recursive: true });
-          fs.writeFileSync(path.join(values.profile!, `${name}.cpuprofile`), JSON.stringify(profile));
+          fs.writeFileSync(path.join(values.profile!, `${name}-${round + 1}.cpuprofile`), JSON.stringify(profile));
         }
-        const t = (totals[name] ??= { cpu: 0, n: 0, bad: 0 });
+        const t = (totals[name] ??= { cpu: 0, n: 0, bad: 0, rounds: [] });
         t.cpu += used.user + used.system;
+        t.rounds.push((used.user + used.system) / r.total);
         t.n += r.total;
         t.bad += r.bad;
-        process.stdout.write(`round ${round + 1} ${name.padEnd(8)} ${((used.user + used.system) / r.total).toFixed(1)} CPU-µs/request\n`);
+        process.stdout.write(
+          `round ${round + 1} ${name.padEnd(8)} ${((used.user + used.system) / r.total).toFixed(1)} CPU-µs/request ` +
+            `(user ${(used.user / r.total).toFixed(1)}, system ${(used.system / r.total).toFixed(1)})\n`,
+        );
       }
     }
     const per = (name: string) => totals[name].cpu / totals[name].n;
+    const median = (name: string) => {
+      const v = [...totals[name].rounds].sort((a, b) => a - b);
+      return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    };
     process.stdout.write(
-      `# ${bench.name}: graphql ${per('graphql').toFixed(1)} CPU-µs/request, rest ${per('rest').toFixed(1)}, ` +
-        `difference ${(per('graphql') - per('rest')).toFixed(1)} µs; load average ${os
+      `# ${bench.name}: mean graphql ${per('graphql').toFixed(1)} CPU-µs/request, rest ${per('rest').toFixed(1)}, ` +
+        `difference ${(per('graphql') - per('rest')).toFixed(1)} µs; median graphql ${median('graphql').toFixed(1)}, rest ${median('rest').toFixed(1)}, ` +
+        `difference ${(median('graphql') - median('rest')).toFixed(1)} µs; load average ${os
           .loadavg()
           .map((l) => l.toFixed(2))
           .join(' ')}` +
