@@ -24,13 +24,18 @@ import {
   type FieldNode,
   type GraphQLField,
   type GraphQLFieldResolver,
+  type GraphQLInputType,
   type GraphQLLeafType,
   type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLResolveInfo,
+  type GraphQLScalarType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  type ValueNode,
+  type VariableNode,
+  print,
 } from 'graphql';
 import { getArgumentValues, getVariableValues } from 'graphql/execution/values.js';
 import { inspect } from 'graphql/jsutils/inspect.js';
@@ -49,11 +54,95 @@ interface CompiledField {
   fieldName: string;
   def: GraphQLField<unknown, unknown>;
   nodes: readonly FieldNode[];
-  hasArgs: boolean;
+  /** How its arguments are found: none, fixed (literals only), or literals and plain variables. */
+  args: ArgumentPlan;
   resolve: GraphQLFieldResolver<unknown, unknown> | undefined;
   returnType: GraphQLOutputType;
   nonNull: boolean;
   completion: Completion;
+}
+
+/**
+ * `getArgumentValues`, worked out once: literal arguments (and defaults) are coerced at
+ * compile time; an argument given as a variable takes the variable's coerced value, as
+ * graphql-js does, with its errors. Anything else (a variable inside a list or object
+ * literal): graphql-js's getArgumentValues per request.
+ */
+type ArgumentPlan =
+  { kind: 'none' } | { kind: 'fixed'; values: Record<string, unknown>; variables: VariableArgument[] } | { kind: 'graphql' };
+
+interface VariableArgument {
+  name: string;
+  type: GraphQLInputType;
+  node: VariableNode;
+  defaultValue: unknown;
+}
+
+function planArguments(def: GraphQLField<unknown, unknown>, node: FieldNode): ArgumentPlan {
+  if (def.args.length === 0 && !node.arguments?.length) return { kind: 'none' };
+  const literal: FieldNode = { ...node, arguments: [] };
+  const variables: VariableArgument[] = [];
+  const byName = new Map((node.arguments ?? []).map((a) => [a.name.value, a]));
+  const literals = [];
+  for (const arg of def.args) {
+    const given = byName.get(arg.name);
+    if (!given) continue;
+    if (given.value.kind === Kind.VARIABLE) {
+      variables.push({ name: arg.name, type: arg.type, node: given.value, defaultValue: arg.defaultValue });
+    } else if (usesVariables(given.value)) return { kind: 'graphql' };
+    else literals.push(given);
+  }
+  // Arguments the field does not define are refused by validation; be exact anyway.
+  if ((node.arguments ?? []).some((a) => !def.args.some((d) => d.name === a.name.value))) return { kind: 'graphql' };
+  try {
+    // The literals and the defaults of the arguments not given, coerced as graphql-js would.
+    const fixed = { ...def, args: def.args.filter((a) => !variables.some((v) => v.name === a.name)) };
+    const values = getArgumentValues(fixed, { ...literal, arguments: literals }, {});
+    // Shared by every request: only values no resolver can change in place.
+    if (Object.values(values).some((v) => typeof v === 'object' && v !== null)) return { kind: 'graphql' };
+    return { kind: 'fixed', values, variables };
+  } catch {
+    return { kind: 'graphql' };
+  }
+}
+
+function usesVariables(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(usesVariables);
+  if (value.kind === Kind.OBJECT) return value.fields.some((f) => usesVariables(f.value));
+  return false;
+}
+
+function argumentValues(f: CompiledField, variableValues: Record<string, unknown>): Record<string, unknown> {
+  const plan = f.args;
+  if (plan.kind === 'none') return {};
+  if (plan.kind === 'graphql') return getArgumentValues(f.def, f.nodes[0], variableValues);
+  const coerced: Record<string, unknown> = {};
+  // graphql-js fills them in argument-definition order; the literals and defaults first, then
+  // the variables, gives the same values (key order aside, which no resolver reads).
+  for (const name in plan.values) coerced[name] = plan.values[name];
+  for (const v of plan.variables) {
+    const variableName = v.node.name.value;
+    if (!Object.prototype.hasOwnProperty.call(variableValues, variableName)) {
+      if (v.defaultValue !== undefined) coerced[v.name] = v.defaultValue;
+      else if (isNonNullType(v.type)) {
+        throw new GraphQLError(
+          `Argument "${v.name}" of required type "${inspect(v.type)}" ` +
+            `was provided the variable "$${variableName}" which was not provided a runtime value.`,
+          { nodes: v.node },
+        );
+      }
+      continue;
+    }
+    const value = variableValues[variableName];
+    if (value == null && isNonNullType(v.type)) {
+      throw new GraphQLError(`Argument "${v.name}" of non-null type "${inspect(v.type)}" must not be null.`, { nodes: v.node });
+    }
+    // valueFromAST of a variable: its value, unless undefined (or null for a non-null type).
+    if (value === undefined) throw new GraphQLError(`Argument "${v.name}" has invalid value ${print(v.node)}.`, { nodes: v.node });
+    coerced[v.name] = value;
+  }
+  return coerced;
 }
 
 /** What one execution shares (graphql-js's ExecutionContext, less what is compiled). */
@@ -117,7 +206,7 @@ function compileFields(parent: GraphQLObjectType, set: SelectionSetNode): Compil
       fieldName: def.name,
       def: def as GraphQLField<unknown, unknown>,
       nodes,
-      hasArgs: def.args.length > 0 || (s.arguments?.length ?? 0) > 0,
+      args: planArguments(def as GraphQLField<unknown, unknown>, s),
       resolve: def.resolve as GraphQLFieldResolver<unknown, unknown> | undefined,
       returnType: def.type,
       nonNull: isNonNullType(def.type),
@@ -127,12 +216,66 @@ function compileFields(parent: GraphQLObjectType, set: SelectionSetNode): Compil
   return out;
 }
 
+/** A variable of a scalar type (or a non-null one) without a default: coerced without graphql-js's walk. */
+interface ScalarVariable {
+  name: string;
+  scalar: GraphQLScalarType;
+  nonNull: boolean;
+}
+
+function planVariables(schema: GraphQLSchema, operation: OperationDefinitionNode): ScalarVariable[] | null {
+  const out: ScalarVariable[] = [];
+  for (const v of operation.variableDefinitions ?? []) {
+    if (v.defaultValue || v.directives?.length) return null;
+    const nonNull = v.type.kind === Kind.NON_NULL_TYPE;
+    const named = v.type.kind === Kind.NON_NULL_TYPE ? v.type.type : v.type;
+    if (named.kind !== Kind.NAMED_TYPE) return null;
+    const scalar = schema.getType(named.name.value);
+    if (!isScalarType(scalar)) return null;
+    out.push({ name: v.variable.name.value, scalar, nonNull });
+  }
+  return out;
+}
+
+/** coerceVariableValues for scalar variables; undefined at the first refusal (graphql-js then says why). */
+function coerceScalars(plan: ScalarVariable[], inputs: Record<string, unknown>): Record<string, unknown> | undefined {
+  const coerced: Record<string, unknown> = {};
+  for (const v of plan) {
+    if (!Object.prototype.hasOwnProperty.call(inputs, v.name)) {
+      if (v.nonNull) return undefined;
+      continue;
+    }
+    const value = inputs[v.name];
+    if (value == null) {
+      if (v.nonNull) return undefined;
+      coerced[v.name] = null;
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = v.scalar.parseValue(value);
+    } catch {
+      return undefined;
+    }
+    if (parsed === undefined) return undefined;
+    coerced[v.name] = parsed;
+  }
+  return coerced;
+}
+
+function respond(run: Run, data: unknown): ExecutionResult {
+  return run.errors.length === 0
+    ? { data: data as ExecutionResult['data'] }
+    : { errors: run.errors, data: data as ExecutionResult['data'] };
+}
+
 export class CompiledOperation {
   private constructor(
     private readonly schema: GraphQLSchema,
     private readonly operation: OperationDefinitionNode,
     private readonly root: GraphQLObjectType,
     private readonly fields: CompiledField[],
+    private readonly variables: ScalarVariable[] | null,
   ) {}
 
   /** The compiled form of a query, or null when graphql-js must run it. */
@@ -143,36 +286,41 @@ export class CompiledOperation {
     const root = schema.getQueryType();
     if (!root) return null;
     const fields = compileFields(root, operation.selectionSet);
-    return fields && new CompiledOperation(schema, operation, root, fields);
+    return fields && new CompiledOperation(schema, operation, root, fields, planVariables(schema, operation));
   }
 
   /** As `execute({schema, document, operationName, variableValues, contextValue})`. */
   execute(variables: Record<string, unknown> | undefined, context: unknown): ExecutionResult | Promise<ExecutionResult> {
-    const coerced = getVariableValues(this.schema, this.operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 50 });
-    if (coerced.errors) return { errors: coerced.errors };
+    let variableValues = this.variables ? coerceScalars(this.variables, variables ?? {}) : undefined;
+    if (!variableValues) {
+      const coerced = getVariableValues(this.schema, this.operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 50 });
+      if (coerced.errors) return { errors: coerced.errors };
+      variableValues = coerced.coerced;
+    }
     const run: Run = {
       schema: this.schema,
       operation: this.operation,
       fragments: Object.create(null),
       context,
-      variableValues: coerced.coerced,
+      variableValues,
       errors: [],
       positions: new Set(),
     };
-    const respond = (data: unknown): ExecutionResult =>
-      run.errors.length === 0 ? { data: data as ExecutionResult['data'] } : { errors: run.errors, data: data as ExecutionResult['data'] };
     try {
       const data = executeFields(run, this.root, undefined, undefined, this.fields);
       if (isPromise(data)) {
-        return data.then(respond, (error: GraphQLError) => {
-          addError(run, error, undefined);
-          return respond(null);
-        });
+        return data.then(
+          (d) => respond(run, d),
+          (error: GraphQLError) => {
+            addError(run, error, undefined);
+            return respond(run, null);
+          },
+        );
       }
-      return respond(data);
+      return respond(run, data);
     } catch (error) {
       addError(run, error as GraphQLError, undefined);
-      return respond(null);
+      return respond(run, null);
     }
   }
 }
@@ -230,7 +378,7 @@ function resolveInfo(run: Run, parentType: GraphQLObjectType, f: CompiledField, 
 function executeField(run: Run, parentType: GraphQLObjectType, source: unknown, f: CompiledField, path: Path): unknown {
   const info = resolveInfo(run, parentType, f, path);
   try {
-    const args = f.hasArgs ? getArgumentValues(f.def, f.nodes[0], run.variableValues) : {};
+    const args = argumentValues(f, run.variableValues);
     let result: unknown;
     if (f.resolve) result = f.resolve(source, args, run.context, info);
     else if ((typeof source === 'object' && source !== null) || typeof source === 'function') {

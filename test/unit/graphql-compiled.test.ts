@@ -95,7 +95,21 @@ test('nulls, errors and null propagation as graphql-js', async () => {
   await both(`{ badList badLeaf sync(n: 2) }`);
 });
 
+test('arguments from variables: absent, null, given, defaults', async () => {
+  const q = `query Q($s: String, $n: Int!) { sync(n: $n, s: $s) other: sync(n: 4) }`;
+  await both(q, { n: 1 });
+  await both(q, { n: 1, s: null });
+  await both(q, { n: 1, s: 'z' });
+  await both(`query Q($id: ID) { item(id: $id) { id } }`, { id: 7 });
+  await both(`query Q($id: ID) { item(id: $id) { id } }`, {});
+  await both(`query Q($id: ID) { item(id: $id) { id } }`, { id: null });
+  await both(`query Q($ids: [ID!]!) { items(ids: $ids) { id } }`, { ids: ['a', 3] });
+  await both(`query Q($id: ID!) { items(ids: ["a", $id]) { id } }`, { id: 'b' });
+});
+
 test('variables refused: errors only, nothing run', async () => {
+  await both(`query Q($n: Int!) { sync(n: $n) }`, { n: 'x' });
+  await both(`query Q($n: Int!) { sync(n: $n) }`, { n: null });
   const r = await both(`query Q($id: ID!) { item(id: $id) { id } }`, { id: { not: 'an id' } });
   expect(r).not.toHaveProperty('data');
   await both(`query Q($id: ID!) { item(id: $id) { id } }`, {});
