@@ -20,21 +20,47 @@ import {
   type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type TypeNode,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
 import { Lru } from '../../subgraphs/core/lru.js';
 import type { SubgraphContext } from '../../subgraphs/core/graphql/context.js';
 import { CachedLocalDataSource } from './local-source.js';
-import { MAX_CACHED_LENGTH } from './limits.js';
+import { CompiledOperation } from './compiled.js';
+import { MAX_CACHED_LENGTH, type Verdict, type VerdictStore } from './limits.js';
 
 /** Operations remembered (the gateway's own plan cache is bounded in the same spirit). */
 const MAX_OPERATIONS = 2000;
+
+/**
+ * What the gateway keeps per document and operation name, found with one lookup per request:
+ * the limits' verdict (limits.ts) and whether the short way applies.
+ */
+export interface OperationEntry {
+  verdict?: Verdict;
+  /** undefined: no plan seen yet; null: this operation takes the gateway's path. */
+  fast?: FastOperation | null;
+}
 
 export interface FastOperation {
   schema: GraphQLSchema;
   document: DocumentNode;
   operation: OperationDefinitionNode;
   operationName: string | undefined;
+  /** The operation compiled (compiled.ts), or null: graphql-js executes it. */
+  compiled: CompiledOperation | null;
+  /**
+   * Whether the variables must first be coerced against the public schema. Not when every
+   * variable is of a built-in scalar type (or a list of one): both schemas then coerce alike,
+   * and a refusal shows in the subgraph's own coercion.
+   */
+  apiCheck: boolean;
+}
+
+const BUILT_IN_SCALARS = new Set(['ID', 'String', 'Int', 'Float', 'Boolean']);
+
+function namedTypeOf(type: TypeNode): string {
+  return type.kind === Kind.NAMED_TYPE ? type.name.value : namedTypeOf(type.type);
 }
 
 /** What `experimental_didResolveQueryPlan` hands over, reduced to what is read here. */
@@ -63,9 +89,8 @@ function introspects(document: DocumentNode): boolean {
   return found;
 }
 
-export class FastPath {
-  /** null: this operation takes the gateway's path. */
-  private readonly operations = new Lru<string, FastOperation | null>(MAX_OPERATIONS);
+export class FastPath implements VerdictStore {
+  private readonly operations = new Lru<string, OperationEntry>(MAX_OPERATIONS);
   /** Requests answered the short way (tests and metrics read it). */
   hits = 0;
 
@@ -77,10 +102,25 @@ export class FastPath {
   /** Called by the gateway with each plan it resolves: remembers whether the short way applies. */
   learn({ queryPlan, requestContext, operationContext }: ResolvedPlan): void {
     const source = requestContext.source;
-    if (source === undefined || source.length > MAX_CACHED_LENGTH) return;
-    const key = operationKey(source, requestContext.request.operationName);
-    if (this.operations.get(key) !== undefined) return;
-    this.operations.set(key, this.analyse(queryPlan, requestContext.document, operationContext.operation));
+    if (source === undefined) return;
+    const entry = this.entry(source, requestContext.request.operationName);
+    if (!entry || entry.fast !== undefined) return;
+    entry.fast = this.analyse(queryPlan, requestContext.document, operationContext.operation);
+  }
+
+  /**
+   * The cache entry of a document and operation name, made on first use; undefined for a
+   * document too long to keep. The key is built and hashed once per request.
+   */
+  entry(query: string, operationName: string | null | undefined): OperationEntry | undefined {
+    if (query.length > MAX_CACHED_LENGTH) return undefined;
+    const key = operationKey(query, operationName);
+    let entry = this.operations.get(key);
+    if (!entry) {
+      entry = {};
+      this.operations.set(key, entry);
+    }
+    return entry;
   }
 
   private analyse(
@@ -103,12 +143,15 @@ export class FastPath {
     if (validate(local.schema, document).length > 0) return null;
     const selected = getOperationAST(document, operation.name?.value);
     if (!selected || selected.kind !== Kind.OPERATION_DEFINITION) return null;
-    return { schema: local.schema, document, operation: selected, operationName: operation.name?.value };
-  }
-
-  /** The short way for this document, if a previous request found one. */
-  lookup(query: string, operationName: string | null | undefined): FastOperation | null | undefined {
-    return this.operations.get(operationKey(query, operationName));
+    const fragments = document.definitions.some((d) => d.kind === Kind.FRAGMENT_DEFINITION);
+    return {
+      schema: local.schema,
+      document,
+      operation: selected,
+      operationName: operation.name?.value,
+      compiled: CompiledOperation.compile(local.schema, selected, fragments),
+      apiCheck: (selected.variableDefinitions ?? []).some((v) => !BUILT_IN_SCALARS.has(namedTypeOf(v.type))),
+    };
   }
 
   /**
@@ -120,18 +163,25 @@ export class FastPath {
     variables: Record<string, unknown> | undefined,
     context: SubgraphContext,
   ): Promise<ExecutionResult | undefined> {
-    const api = this.apiSchema();
-    if (!api) return undefined;
-    const coerced = getVariableValues(api, op.operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
-    if (coerced.errors) return undefined;
+    if (op.apiCheck) {
+      const api = this.apiSchema();
+      if (!api) return undefined;
+      const coerced = getVariableValues(api, op.operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
+      if (coerced.errors) return undefined;
+    }
+    const result = await (op.compiled
+      ? op.compiled.execute(variables, context)
+      : execute({
+          schema: op.schema,
+          document: op.document,
+          operationName: op.operationName,
+          variableValues: variables,
+          contextValue: context,
+        }));
+    // No `data` at all: the variables were refused before anything ran (the gateway's path answers).
+    if (!('data' in result)) return undefined;
     this.hits++;
-    return execute({
-      schema: op.schema,
-      document: op.document,
-      operationName: op.operationName,
-      variableValues: variables,
-      contextValue: context,
-    });
+    return result;
   }
 
   get size(): number {

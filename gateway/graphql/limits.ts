@@ -24,7 +24,6 @@ import {
 } from 'graphql';
 import type { Config } from '../../subgraphs/core/config.js';
 import { AppError } from '../../subgraphs/core/errors.js';
-import { Lru } from '../../subgraphs/core/lru.js';
 
 export type GraphqlLimits = Config['graphqlLimits'];
 
@@ -216,24 +215,24 @@ export function checkOperation(
 /** Documents longer than this (characters) are not kept by the caches of gateway/graphql/. */
 export const MAX_CACHED_LENGTH = 20_000;
 
-/** checkOperation with each document's verdict kept (documents repeat; the bound keeps memory flat). */
-export class OperationLimits {
-  private readonly verdicts = new Lru<string, Verdict>(2000);
+/** Where verdicts are kept: the gateway's one cache entry per document and operation name (fast-path.ts). */
+export interface VerdictStore {
+  /** The entry of a document (kept, bounded), or undefined when it is too long to keep. */
+  entry(query: string, operationName: string | null | undefined): { verdict?: Verdict } | undefined;
+}
 
+/** checkOperation with each document's verdict kept (documents repeat; the store's bound keeps memory flat). */
+export class OperationLimits {
   constructor(
     private readonly limits: GraphqlLimits,
     private readonly schema: () => GraphQLSchema | undefined,
+    private readonly store: VerdictStore,
   ) {}
 
-  check(query: string, operationName: string | null | undefined): Verdict {
+  /** `entry`: the document's cache entry when the caller already has it (one lookup per request). */
+  check(query: string, operationName: string | null | undefined, entry = this.store.entry(query, operationName)): Verdict {
     // Long documents are checked every time rather than kept: the cache stays small.
-    if (query.length > MAX_CACHED_LENGTH) return checkOperation(query, operationName, this.limits, this.schema());
-    const key = `${operationName ?? ''}\n${query}`;
-    let verdict = this.verdicts.get(key);
-    if (!verdict) {
-      verdict = checkOperation(query, operationName, this.limits, this.schema());
-      this.verdicts.set(key, verdict);
-    }
-    return verdict;
+    if (!entry) return checkOperation(query, operationName, this.limits, this.schema());
+    return (entry.verdict ??= checkOperation(query, operationName, this.limits, this.schema()));
   }
 }

@@ -30,7 +30,7 @@ import {
   preflightMissing,
   readMultipartOperations,
 } from '../../subgraphs/core/graphql/uploads.js';
-import { FastPath, responseType, type ResolvedPlan } from './fast-path.js';
+import { FastPath, responseType, type FastOperation, type OperationEntry, type ResolvedPlan } from './fast-path.js';
 import { OperationLimits } from './limits.js';
 import type { RateLimiter } from '../rate-limit.js';
 import type { PlatformMetrics } from '../metrics.js';
@@ -140,19 +140,17 @@ function plainBody(request: FastifyRequest): GraphqlBody | null {
   return body as unknown as GraphqlBody;
 }
 
-/** The short way (fast-path.ts), or null when this request takes Apollo Server's. */
+/** The short way (fast-path.ts) for a plain POST whose operation has one; false when this request takes Apollo Server's. */
 // Answers true when it sent the answer (not the reply itself: a Fastify reply is a thenable,
 // which an async function would wait for).
 async function executeFast(
   graphql: GraphqlServer,
+  op: FastOperation,
+  body: GraphqlBody,
   request: FastifyRequest,
   reply: FastifyReply,
   metrics: PlatformMetrics | undefined,
 ): Promise<boolean> {
-  const body = plainBody(request);
-  if (!body) return false;
-  const op = graphql.fast.lookup(body.query, body.operationName);
-  if (!op) return false;
   const type = responseType(request.headers.accept);
   if (!type) return false;
   const context = createSubgraphContext(request.ctx);
@@ -173,8 +171,15 @@ async function executeFast(
   return true;
 }
 
+interface Document {
+  query: string;
+  operationName: string | null | undefined;
+  /** Its cache entry, when the caller already looked it up. */
+  entry?: OperationEntry;
+}
+
 /** The documents of a request (one, or a batch), as far as they can be read before Apollo Server does. */
-function documentsOf(request: FastifyRequest, body: unknown): Array<{ query: string; operationName: string | undefined }> {
+function documentsOf(request: FastifyRequest, body: unknown): Document[] {
   let items: unknown[];
   if (request.method === 'GET') items = [request.query];
   else if (Array.isArray(body)) items = body;
@@ -204,11 +209,11 @@ async function admit(
   limiter: RateLimiter | undefined,
   request: FastifyRequest,
   reply: FastifyReply,
-  body: unknown = request.body,
+  documents: Document[],
 ): Promise<AppError | null> {
   let writes = 0;
-  for (const doc of documentsOf(request, body)) {
-    const verdict = limits.check(doc.query, doc.operationName);
+  for (const doc of documents) {
+    const verdict = limits.check(doc.query, doc.operationName, doc.entry);
     if (!verdict.ok) return verdict.error;
     writes += verdict.summary?.mutations ?? 0;
   }
@@ -230,7 +235,7 @@ export async function registerGraphql(
   metrics?: PlatformMetrics,
 ): Promise<void> {
   const graphql = await createGraphqlServer(platform, metrics);
-  const limits = new OperationLimits(platform.config.graphqlLimits, () => graphql.gateway.schema);
+  const limits = new OperationLimits(platform.config.graphqlLimits, () => graphql.gateway.schema, graphql.fast);
   app.decorate('graphql', graphql);
   const server = graphql.apollo;
   app.addHook('onClose', async () => {
@@ -242,9 +247,14 @@ export async function registerGraphql(
     // A browser opening /graphql gets the IDE (?ide=sandbox: Apollo Sandbox, from its CDN).
     if (wantsExplorer(request)) return reply.type('text/html; charset=utf-8').send(await explorerPage());
     if (isMultipartRequest(request.headers)) return executeMultipart(request, reply);
-    const refused = await admit(limits, limiter, request, reply);
+    // A plain POST (the common request): its document's cache entry is looked up once, for
+    // the limits and the short way alike.
+    const body = plainBody(request);
+    const entry = body ? graphql.fast.entry(body.query, body.operationName) : undefined;
+    const documents = body ? [{ query: body.query, operationName: body.operationName, entry }] : documentsOf(request, request.body);
+    const refused = await admit(limits, limiter, request, reply, documents);
     if (refused) return sendGraphqlError(reply, refused);
-    if (await executeFast(graphql, request, reply, metrics)) return reply;
+    if (body && entry?.fast && (await executeFast(graphql, entry.fast, body, request, reply, metrics))) return reply;
     return executeGraphql(server, request, reply, async () => createSubgraphContext(request.ctx));
   };
   // A GraphQL multipart request (file uploads, subgraphs/core/graphql/uploads.ts): refused unless
@@ -264,7 +274,7 @@ export async function registerGraphql(
       return sendGraphqlError(reply, e);
     }
     try {
-      const refused = await admit(limits, limiter, request, reply, operations);
+      const refused = await admit(limits, limiter, request, reply, documentsOf(request, operations));
       if (refused) return sendGraphqlError(reply, refused);
       return await executeGraphql(server, request, reply, async () => createSubgraphContext(request.ctx), operations);
     } finally {

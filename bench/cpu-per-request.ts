@@ -1,0 +1,213 @@
+// CPU time of the platform process per request (issue 11 item 1): GraphQL `record(id)` against
+// the REST route for the same read, and optionally CPU profiles of each side. Less noisy than
+// req/s on a shared machine: the load comes from a separate process (autocannon, a fixed
+// number of requests), and the server's own CPU time (user + system, process.cpuUsage) is
+// divided by the requests answered. Sides alternate, so both see the same machine.
+//
+//   node --no-node-snapshot --import tsx bench/cpu-per-request.ts [--requests 20000] [--rounds 3]
+//        [--connections 20] [--profile DIR] [--only gql-get] [--inject]
+//
+// --profile DIR writes one .cpuprofile per side and round, for `node --cpu-prof`-style
+// reading (Chrome DevTools, speedscope).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import inspector from 'node:inspector/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../gateway/app.js';
+import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
+import { loadConfig } from '../subgraphs/core/config.js';
+import { createLogger } from '../subgraphs/core/logger.js';
+import { startPlatform } from '../subgraphs/core/platform.js';
+import { MODULES } from '../subgraphs/modules.js';
+import { hashPassword } from '../subgraphs/tenancy/password.js';
+import { userRepository } from '../subgraphs/tenancy/user.repository.js';
+import type { BenchEnv, Request } from './bench-types.js';
+import { GRAPHQL_BENCHMARKS } from './graphql.bench.js';
+
+/** The load generator: a child process running autocannon for a fixed number of requests. */
+const CLIENT = `
+import autocannon from 'autocannon';
+const o = JSON.parse(process.argv[1]);
+const r = await autocannon(o);
+process.stdout.write(JSON.stringify({ total: r.requests.total, bad: r.non2xx + r.errors + r.timeouts }));
+`;
+
+function load(base: string, req: Request, amount: number, connections: number): Promise<{ total: number; bad: number }> {
+  const body = req.body !== undefined ? JSON.stringify(req.body) : undefined;
+  const o = {
+    url: base + req.url,
+    method: req.method,
+    headers: { ...req.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body,
+    amount,
+    connections,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, JSON.stringify(o)], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited ${code}`))));
+  });
+}
+
+/**
+ * --inject: the requests go through Fastify's inject (no sockets on the client side), `connections`
+ * at a time: the platform's JavaScript without the kernel's share, steadier on a loaded machine.
+ */
+async function injectLoad(
+  app: FastifyInstance,
+  req: Request,
+  amount: number,
+  connections: number,
+): Promise<{ total: number; bad: number }> {
+  let sent = 0;
+  let bad = 0;
+  const payload = req.body !== undefined ? JSON.stringify(req.body) : undefined;
+  const headers = { ...req.headers, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const lane = async () => {
+    while (sent < amount) {
+      sent++;
+      const res = await app.inject({ method: req.method, url: req.url, headers, payload });
+      if (res.statusCode >= 300) bad++;
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, lane));
+  return { total: amount, bad };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      requests: { type: 'string', default: '20000' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '20' },
+      profile: { type: 'string' },
+      only: { type: 'string', default: 'gql-get' },
+      inject: { type: 'boolean', default: false },
+    },
+  });
+  const requests = Number(values.requests);
+  const rounds = Number(values.rounds);
+  const connections = Number(values.connections);
+  const bench = GRAPHQL_BENCHMARKS.find((b) => b.name.includes(values.only!));
+  if (!bench?.rest) throw new Error(`no GraphQL benchmark with a REST side matches "${values.only}"`);
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-cpu-'));
+  fs.chmodSync(dataDir, 0o755);
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    RATE_LIMIT_STANDARD: 'off',
+    RATE_LIMIT_AUTH: 'off',
+    RATE_LIMIT_WRITE: 'off',
+    LOG_LEVEL: 'info',
+  });
+  const log = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }));
+  const platform = await startPlatform(config, log, { modules: MODULES, seed: true });
+  const app = await buildApp(platform);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no TCP address');
+  const base = `http://127.0.0.1:${address.port}`;
+  const session = values.profile ? new inspector.Session() : null;
+  session?.connect();
+  try {
+    const user = await userRepository.create(platform.prisma, {
+      username: `bench-${Date.now().toString(36)}`,
+      email: 'bench@example.test',
+      passwordHash: await hashPassword('bench password'),
+    });
+    const env: BenchEnv = { platform, user, token: signAccessToken(platform, user), base };
+    const sides: Array<[string, Request]> = [
+      ['graphql', await bench.prepare(env)],
+      ['rest', await bench.rest(env)],
+    ];
+    if (process.env.CPU_SHOW) {
+      for (const [name, req] of sides) {
+        const body = req.body !== undefined ? JSON.stringify(req.body) : undefined;
+        const text = await new Promise<string>((resolve, reject) => {
+          const r = http.request(
+            base + req.url,
+            { method: req.method, headers: { ...req.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) } },
+            (res) => {
+              let t = `${res.statusCode} ${JSON.stringify(res.headers)} `;
+              res.on('data', (c: Buffer) => (t += c.toString()));
+              res.on('end', () => resolve(t));
+            },
+          );
+          r.on('error', reject);
+          r.end(body);
+        });
+        process.stdout.write(`${name} ${text}\n`);
+      }
+    }
+    const totals: Record<string, { cpu: number; n: number; bad: number; rounds: number[] }> = {};
+    // Warm-up: caches, JIT, the fast path's learned operation.
+    for (const [, req] of sides) {
+      if (values.inject) await injectLoad(app, req, Math.min(5000, requests), connections);
+      else await load(base, req, Math.min(5000, requests), connections);
+    }
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
+      for (const [name, req] of order) {
+        const profiling = session !== null;
+        if (profiling) {
+          await session.post('Profiler.enable');
+          await session.post('Profiler.setSamplingInterval', { interval: 100 });
+          await session.post('Profiler.start');
+        }
+        const before = process.cpuUsage();
+        const r = values.inject ? await injectLoad(app, req, requests, connections) : await load(base, req, requests, connections);
+        const used = process.cpuUsage(before);
+        if (profiling) {
+          const { profile } = await session.post('Profiler.stop');
+          fs.mkdirSync(values.profile!, { recursive: true });
+          fs.writeFileSync(path.join(values.profile!, `${name}-${round + 1}.cpuprofile`), JSON.stringify(profile));
+        }
+        const t = (totals[name] ??= { cpu: 0, n: 0, bad: 0, rounds: [] });
+        t.cpu += used.user + used.system;
+        t.rounds.push((used.user + used.system) / r.total);
+        t.n += r.total;
+        t.bad += r.bad;
+        process.stdout.write(
+          `round ${round + 1} ${name.padEnd(8)} ${((used.user + used.system) / r.total).toFixed(1)} CPU-µs/request ` +
+            `(user ${(used.user / r.total).toFixed(1)}, system ${(used.system / r.total).toFixed(1)})\n`,
+        );
+      }
+    }
+    const per = (name: string) => totals[name].cpu / totals[name].n;
+    const median = (name: string) => {
+      const v = [...totals[name].rounds].sort((a, b) => a - b);
+      return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    };
+    process.stdout.write(
+      `# ${bench.name}: mean graphql ${per('graphql').toFixed(1)} CPU-µs/request, rest ${per('rest').toFixed(1)}, ` +
+        `difference ${(per('graphql') - per('rest')).toFixed(1)} µs; median graphql ${median('graphql').toFixed(1)}, rest ${median('rest').toFixed(1)}, ` +
+        `difference ${(median('graphql') - median('rest')).toFixed(1)} µs; load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}` +
+        (totals.graphql.bad + totals.rest.bad ? `; non-2xx/errors: graphql ${totals.graphql.bad}, rest ${totals.rest.bad}` : '') +
+        '\n',
+    );
+  } finally {
+    session?.disconnect();
+    await app.close();
+    await platform.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`cpu-per-request failed: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
