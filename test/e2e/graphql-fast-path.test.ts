@@ -79,7 +79,11 @@ test('record(id) runs compiled by graphql-jit (fragments, aliases, __typename to
   const { first, fast } = await twice(() => gql(query, { id: '2', full: true }, undefined, 'One'));
   expect(fast).toBe(true);
   expect(t.app.graphql.fast.entry(query, 'One')?.fast?.compiled).toBeTruthy();
-  expect(first.body.data.record).toMatchObject({ __typename: 'DataRecord', again: first.body.data.record.id, data: { title: 'b', views: 5 } });
+  expect(first.body.data.record).toMatchObject({
+    __typename: 'DataRecord',
+    again: first.body.data.record.id,
+    data: { title: 'b', views: 5 },
+  });
   const short = await gql(query, { id: '3', full: false }, undefined, 'One');
   expect(short.body.data.record).toEqual({ __typename: 'DataRecord', id: short.body.data.record.id, again: short.body.data.record.id });
 });
