@@ -181,6 +181,15 @@ test('fragments, aliases of one field, @include/@skip, __typename, several opera
   await both(`query A { sync(n: 1) } query B { item(id: "c") { id } }`, undefined, 'B');
 });
 
+test('literals are data, never code: quotes, backticks, ${}, backslashes, line breaks', async () => {
+  const s = '\\"); throw new Error(1); //`${process.exit(1)}` \\u2028 \\n \\\\';
+  const block = '"""a\n"b"\n\\""""""';
+  const r = await both(`{ sync(n: 1, s: "${s}") block: sync(n: 2, s: ${block}) }`);
+  expect(r.errors).toBeUndefined();
+  expect(r.data?.sync).toBe(`${JSON.parse(`"${s}"`)}1`);
+  expect(r.data?.block).toBe('a\n"b"\n"""2');
+});
+
 test('a list of records', async () => {
   const r = await both(`{ items(ids: ["a", "b", "c"]) { id name data at children { id color } } }`);
   expect((r.data?.items as unknown[]).length).toBe(3);
