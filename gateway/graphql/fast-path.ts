@@ -5,7 +5,8 @@
 // subgraph computes. So the plan the gateway makes on the first request of an operation is
 // looked at once (`learn`); if it is such a plan, and the client's document is valid against
 // that subgraph's schema, later requests with the same document run `execute` on the cached
-// document against the subgraph schema directly. Everything else (several subgraphs, remote
+// document against the subgraph schema directly (a query compiled once by graphql-jit when it
+// can, graphql-js `execute` otherwise). Everything else (several subgraphs, remote
 // subgraphs, introspection, GET, batches, persisted queries, bad variables) keeps going through
 // Apollo Server and the gateway, unchanged.
 import type { GraphQLDataSource } from '@apollo/gateway';
@@ -23,10 +24,10 @@ import {
   type TypeNode,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { Lru } from '../../subgraphs/core/lru.js';
 import type { SubgraphContext } from '../../subgraphs/core/graphql/context.js';
 import { CachedLocalDataSource } from './local-source.js';
-import { CompiledOperation } from './compiled.js';
 import { MAX_CACHED_LENGTH, type Verdict, type VerdictStore } from './limits.js';
 
 /** Operations remembered (the gateway's own plan cache is bounded in the same spirit). */
@@ -47,8 +48,8 @@ export interface FastOperation {
   document: DocumentNode;
   operation: OperationDefinitionNode;
   operationName: string | undefined;
-  /** The operation compiled (compiled.ts), or null: graphql-js executes it. */
-  compiled: CompiledOperation | null;
+  /** The query compiled by graphql-jit (`compileOperation`), or null: graphql-js executes it. */
+  compiled: CompiledQuery | null;
   /**
    * Whether the variables must first be coerced against the public schema. Not when every
    * variable is of a built-in scalar type (or a list of one): both schemas then coerce alike,
@@ -87,6 +88,20 @@ function introspects(document: DocumentNode): boolean {
     },
   });
   return found;
+}
+
+/**
+ * A query compiled by graphql-jit, or null when it does not compile it (graphql-js then
+ * executes it). Leaves are serialized as graphql-js does (`disableLeafSerialization` stays
+ * false); test/unit/graphql-compiled.test.ts checks both executors answer alike.
+ */
+export function compileOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): CompiledQuery | null {
+  try {
+    const compiled = compileQuery(schema, document, operationName);
+    return isCompiledQuery(compiled) ? compiled : null;
+  } catch {
+    return null;
+  }
 }
 
 export class FastPath implements VerdictStore {
@@ -143,13 +158,12 @@ export class FastPath implements VerdictStore {
     if (validate(local.schema, document).length > 0) return null;
     const selected = getOperationAST(document, operation.name?.value);
     if (!selected || selected.kind !== Kind.OPERATION_DEFINITION) return null;
-    const fragments = document.definitions.some((d) => d.kind === Kind.FRAGMENT_DEFINITION);
     return {
       schema: local.schema,
       document,
       operation: selected,
       operationName: operation.name?.value,
-      compiled: CompiledOperation.compile(local.schema, selected, fragments),
+      compiled: selected.operation === 'query' ? compileOperation(local.schema, document, operation.name?.value) : null,
       apiCheck: (selected.variableDefinitions ?? []).some((v) => !BUILT_IN_SCALARS.has(namedTypeOf(v.type))),
     };
   }
@@ -170,7 +184,7 @@ export class FastPath implements VerdictStore {
       if (coerced.errors) return undefined;
     }
     const result = await (op.compiled
-      ? op.compiled.execute(variables, context)
+      ? op.compiled.query(undefined, context, variables)
       : execute({
           schema: op.schema,
           document: op.document,

@@ -71,6 +71,23 @@ test('a repeated single-subgraph query takes the short way and answers the same'
   expect(other.body.data.records.items.map((r: any) => r.data.title)).toEqual(['a']);
 });
 
+test('record(id) runs compiled by graphql-jit (fragments, aliases, __typename too): the data module resolves it', async () => {
+  const query = `query One($id: ID!, $full: Boolean!) {
+    record(app: "web", table: "notes", id: $id) { __typename ...R again: id data @include(if: $full) }
+  }
+  fragment R on DataRecord { id }`;
+  const { first, fast } = await twice(() => gql(query, { id: '2', full: true }, undefined, 'One'));
+  expect(fast).toBe(true);
+  expect(t.app.graphql.fast.entry(query, 'One')?.fast?.compiled).toBeTruthy();
+  expect(first.body.data.record).toMatchObject({
+    __typename: 'DataRecord',
+    again: first.body.data.record.id,
+    data: { title: 'b', views: 5 },
+  });
+  const short = await gql(query, { id: '3', full: false }, undefined, 'One');
+  expect(short.body.data.record).toEqual({ __typename: 'DataRecord', id: short.body.data.record.id, again: short.body.data.record.id });
+});
+
 test('errors are the same both ways (code, path, message, no locations)', async () => {
   const query = 'query One($id: ID!) { record(app: "web", table: "nope", id: $id) { id } }';
   const { first, fast } = await twice(() => gql(query, { id: '1' }));
