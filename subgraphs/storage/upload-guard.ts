@@ -1,14 +1,14 @@
 // The stream every upload passes through on its way to the provider: it counts bytes and cuts
 // the body off past the bucket's limit, holds back the first bytes until the MIME type is known
 // (detected from the content with `file-type`, the client's declaration only as a fallback) and
-// checked against the bucket's allowed types, hashes the content for the ETag (MD5, on a worker
-// thread past the first MiB: md5-offload.ts) and fails an empty body at its end. Nothing reaches
+// checked against the bucket's allowed types, hashes the content for the ETag (SHA-256, on a worker
+// thread past the first MiB: content-hash.ts) and fails an empty body at its end. Nothing reaches
 // the provider before the type is accepted. Chunks pass through as they came (no copies, no
 // re-chunking); the only wait is the hash's bounded backlog.
 import { Transform, type TransformCallback } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { storageErrors } from './storage-errors.js';
-import { StreamMd5 } from './md5-offload.js';
+import { StreamHash } from './content-hash.js';
 import { mimeAllowed, mimeFromFilename } from './mime.js';
 
 /** file-type reads at most this many leading bytes. */
@@ -27,7 +27,7 @@ export class UploadGuard extends Transform {
   private head: Buffer[] = [];
   private headLen = 0;
   private decided = false;
-  private readonly hash = new StreamMd5();
+  private readonly hash = new StreamHash();
   private typeKnown!: (mimetype: string) => void;
   /**
    * The content type once the first bytes are sniffed (or the stream failed or ended): a
@@ -42,7 +42,7 @@ export class UploadGuard extends Transform {
     this.once('close', settle);
   }
 
-  /** The content's MD5 (hex), known once the stream has ended; rejects if hashing failed. */
+  /** The content's SHA-256 (hex), known once the stream has ended; rejects if hashing failed. */
   etag(): Promise<string> {
     return this.hash.digest();
   }

@@ -1,13 +1,13 @@
-// The upload hash (subgraphs/storage/md5-offload.ts) and the upload guard around it: the ETag is
-// the MD5 of the bytes whatever their chunking and size (inline under 1 MiB, on the worker
+// The upload hash (subgraphs/storage/content-hash.ts) and the upload guard around it: the ETag is
+// the SHA-256 of the bytes whatever their chunking and size (inline under 1 MiB, on the worker
 // beyond), the worker's backlog is bounded, and an abandoned hash is forgotten.
 import crypto from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BLOCK, StreamMd5 } from '../../subgraphs/storage/md5-offload.js';
+import { BLOCK, StreamHash } from '../../subgraphs/storage/content-hash.js';
 import { UploadGuard } from '../../subgraphs/storage/upload-guard.js';
 
-const md5 = (b: Buffer) => crypto.createHash('md5').update(b).digest('hex');
+const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
 function bytes(n: number, seed = 1): Buffer {
   const b = Buffer.allocUnsafe(n);
@@ -30,7 +30,7 @@ function chunks(b: Buffer, sizes: number[]): Buffer[] {
 }
 
 async function feed(data: Buffer, sizes: number[]): Promise<string> {
-  const h = new StreamMd5();
+  const h = new StreamHash();
   for (const c of chunks(data, sizes)) {
     h.update(c);
     if (h.saturated) await h.drained();
@@ -38,20 +38,20 @@ async function feed(data: Buffer, sizes: number[]): Promise<string> {
   return h.digest();
 }
 
-test('digest equals MD5 of the bytes for sizes around the inline bound and odd chunkings', async () => {
+test('digest equals SHA-256 of the bytes for sizes around the inline bound and odd chunkings', async () => {
   for (const n of [1, 4100, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 12345, 9 * BLOCK]) {
     const data = bytes(n, n);
     for (const sizes of [[65536], [1, 7, 65521], [BLOCK + 3], [4 * BLOCK]]) {
-      expect(await feed(data, sizes)).toBe(md5(data));
+      expect(await feed(data, sizes)).toBe(sha256(data));
     }
   }
-  expect(await new StreamMd5().digest()).toBe(md5(Buffer.alloc(0)));
+  expect(await new StreamHash().digest()).toBe(sha256(Buffer.alloc(0)));
 });
 
 test('concurrent bodies hash independently; the backlog is bounded', async () => {
   const a = bytes(12 * BLOCK + 5, 3);
   const b = bytes(5 * BLOCK - 7, 4);
-  const ha = new StreamMd5();
+  const ha = new StreamHash();
   let maxSaturatedFeeds = 0;
   for (const c of chunks(a, [BLOCK])) {
     ha.update(c);
@@ -60,22 +60,22 @@ test('concurrent bodies hash independently; the backlog is bounded', async () =>
   // Fed without waiting: the guard would have waited; the hash still completes.
   expect(maxSaturatedFeeds).toBeGreaterThan(0);
   const [da, db] = await Promise.all([ha.digest(), feed(b, [300_000])]);
-  expect(da).toBe(md5(a));
-  expect(db).toBe(md5(b));
+  expect(da).toBe(sha256(a));
+  expect(db).toBe(sha256(b));
 });
 
 test('a dropped hash ignores later bytes and its digest fails', async () => {
-  const h = new StreamMd5();
+  const h = new StreamHash();
   h.update(bytes(2 * BLOCK));
   h.drop();
   h.update(bytes(BLOCK));
   await expect(h.digest()).rejects.toThrow(/abandoned/);
   // The worker still serves the next body.
   const data = bytes(3 * BLOCK, 9);
-  expect(await feed(data, [65536])).toBe(md5(data));
+  expect(await feed(data, [65536])).toBe(sha256(data));
 });
 
-test('UploadGuard: passes every byte through, detects the type and answers the MD5', async () => {
+test('UploadGuard: passes every byte through, detects the type and answers the SHA-256', async () => {
   const png = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), bytes(3 * BLOCK + 17, 5)]);
   const guard = new UploadGuard({ limit: png.length, allowed: ['image/*'], filename: 'x.bin' });
   const out: Buffer[] = [];
@@ -92,7 +92,7 @@ test('UploadGuard: passes every byte through, detects the type and answers the M
   expect(Buffer.concat(out).equals(png)).toBe(true);
   expect(guard.size).toBe(png.length);
   expect(guard.mimetype).toBe('image/png');
-  expect(await guard.etag()).toBe(md5(png));
+  expect(await guard.etag()).toBe(sha256(png));
 });
 
 test('UploadGuard: over the limit and empty bodies fail', async () => {

