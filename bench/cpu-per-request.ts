@@ -17,16 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
-import { buildApp } from '../gateway/app.js';
-import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
-import { loadConfig } from '../subgraphs/core/config.js';
-import { createLogger } from '../subgraphs/core/logger.js';
-import { startPlatform } from '../subgraphs/core/platform.js';
-import { MODULES } from '../subgraphs/modules.js';
-import { hashPassword } from '../subgraphs/tenancy/password.js';
-import { userRepository } from '../subgraphs/tenancy/user.repository.js';
-import type { BenchEnv, Request } from './bench-types.js';
+import { benchEnv, listen, startBenchPlatform } from './bench-platform.js';
+import type { Request } from './bench-types.js';
 import { GRAPHQL_BENCHMARKS } from './graphql.bench.js';
 
 /** The load generator: a child process running autocannon for a fixed number of requests. */
@@ -101,32 +93,12 @@ async function main(): Promise<void> {
   const bench = GRAPHQL_BENCHMARKS.find((b) => b.name.includes(values.only!));
   if (!bench?.rest) throw new Error(`no GraphQL benchmark with a REST side matches "${values.only}"`);
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-cpu-'));
-  fs.chmodSync(dataDir, 0o755);
-  const config = loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    RATE_LIMIT_STANDARD: 'off',
-    RATE_LIMIT_AUTH: 'off',
-    RATE_LIMIT_WRITE: 'off',
-    LOG_LEVEL: 'info',
-  });
-  const log = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }));
-  const platform = await startPlatform(config, log, { modules: MODULES, seed: true });
-  const app = await buildApp(platform);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no TCP address');
-  const base = `http://127.0.0.1:${address.port}`;
+  const { platform, app, dataDir } = await startBenchPlatform('tenantry-cpu-');
+  const base = await listen(app);
   const session = values.profile ? new inspector.Session() : null;
   session?.connect();
   try {
-    const user = await userRepository.create(platform.prisma, {
-      username: `bench-${Date.now().toString(36)}`,
-      email: 'bench@example.test',
-      passwordHash: await hashPassword('bench password'),
-    });
-    const env: BenchEnv = { platform, user, token: signAccessToken(platform, user), base };
+    const env = await benchEnv(platform, base);
     const sides: Array<[string, Request]> = [
       ['graphql', await bench.prepare(env)],
       ['rest', await bench.rest(env)],

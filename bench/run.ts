@@ -16,19 +16,10 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import pino from 'pino';
-import { buildApp } from '../gateway/app.js';
-import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
-import { loadConfig } from '../subgraphs/core/config.js';
-import { createLogger } from '../subgraphs/core/logger.js';
-import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
-import { hashPassword } from '../subgraphs/tenancy/password.js';
-import { MODULES } from '../subgraphs/modules.js';
-import { userRepository } from '../subgraphs/tenancy/user.repository.js';
+import type { Platform } from '../subgraphs/core/platform.js';
 import { ANALYTICS_BENCHMARKS } from './analytics.bench.js';
 import { DATA_BENCHMARKS } from './data.bench.js';
 import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
@@ -38,6 +29,7 @@ import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
 import { GRAPHQL_BENCHMARKS } from './graphql.bench.js';
 import { RELATIONS_BENCHMARKS } from './relations.bench.js';
 import { soak } from './soak.js';
+import { benchEnv, listen, startBenchPlatform } from './bench-platform.js';
 
 import type { Benchmark, BenchEnv, Request } from './bench-types.js';
 
@@ -91,13 +83,6 @@ function options(): Options {
   };
 }
 
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no TCP address');
-  return `http://127.0.0.1:${address.port}`;
-}
-
 /**
  * Load from worker threads, so the load generator does not share the server's event loop
  * (both run in this process; on 2 cores that would halve what the server can do).
@@ -148,34 +133,12 @@ async function bareServer(
   return app;
 }
 
-async function startBenchPlatform(): Promise<{ platform: Platform; app: FastifyInstance; dataDir: string }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-bench-'));
-  fs.chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as another OS user when we are root
-  const config = loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    RATE_LIMIT_STANDARD: 'off',
-    RATE_LIMIT_AUTH: 'off',
-    RATE_LIMIT_WRITE: 'off',
-    LOG_LEVEL: 'info',
-  });
-  const log = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false, minLength: 4096 }));
-  const platform = await startPlatform(config, log, { modules: MODULES, seed: true });
-  const app = await buildApp(platform);
-  return { platform, app, dataDir };
-}
-
 async function main(): Promise<void> {
   const opts = options();
   const { platform, app, dataDir } = await startBenchPlatform();
   const base = await listen(app);
   try {
-    const user = await userRepository.create(platform.prisma, {
-      username: `bench-${Date.now().toString(36)}`,
-      email: 'bench@example.test',
-      passwordHash: await hashPassword('bench password'),
-    });
-    const env: BenchEnv = { platform, user, token: signAccessToken(platform, user), base };
+    const env = await benchEnv(platform, base);
     if (opts.soak) {
       await soak(env, opts.soak, opts.rate);
       return;
