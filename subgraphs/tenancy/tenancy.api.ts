@@ -8,6 +8,6 @@ export { burnPasswordCheck, verifyPassword } from './password.js';
 export { quoteSchema } from './site-schema.js';
 export { requireSite } from './site.service.js';
 export { userRepository, type User } from './user.repository.js';
-export { toUserAccount } from './user.service.js';
+export { toUserAccount } from './user-account.js';
 export { toUserRest } from './users-views.js';
 export { siteRepository } from './site.repository.js';

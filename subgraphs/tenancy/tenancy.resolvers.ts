@@ -12,7 +12,8 @@ import type { Domain } from './domain.service.js';
 import { getOrganization, listOrganizations, type Organization } from './organization.service.js';
 import { findGroups, findOrganizations, findUsers, type GroupRow, type UserRow } from './reference.service.js';
 import { findDomains, findSites, getSite, listSiteDomains, type Site } from './site.service.js';
-import { getMe, type UserAccount } from './user.service.js';
+import type { UserAccount } from './user-account.js';
+import { getMe } from './user.service.js';
 
 /** A loader of rows by id that answers null for ids the caller may not see. */
 function byId<R>(ctx: RequestContext, find: (ctx: RequestContext, ids: readonly string[]) => Promise<R[]>, idOf: (r: R) => string) {
@@ -34,19 +35,7 @@ const createLoaders = (ctx: RequestContext) => ({
 const loaders = (c: SubgraphContext) => perRequest(c, 'tenancy', createLoaders);
 
 /** The services' user as the GraphQL User. */
-export const toGraphUser = (u: UserAccount) => ({
-  id: u.uuid,
-  slug: u.slug,
-  username: u.username,
-  email: u.email,
-  firstName: u.firstName,
-  lastName: u.lastName,
-  isStaff: u.isStaff,
-  isSuperuser: u.isSuperuser,
-  isActive: u.isActive,
-  dateJoined: u.dateJoined,
-  lastLogin: u.lastLogin,
-});
+export const toGraphUser = (u: UserAccount) => ({ ...u, id: u.uuid });
 
 // Only active users are ever loaded by reference.
 const userFromRow = (u: UserRow) => ({ ...u, id: u.uuid, isActive: true, dateJoined: u.createdAt });

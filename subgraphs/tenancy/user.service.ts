@@ -16,55 +16,11 @@ import { slugOrUuid } from '../core/slug.js';
 import { audit } from './audit-log.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { parseUserFields, type UserFields } from './user-input.js';
+import { toUserAccount, toUserView, type UserAccount } from './user-account.js';
 import { userRepository, type User, type UserFilter } from './user.repository.js';
 
-/**
- * A user as the services answer it: camelCase, dates as Date, never the password hash.
- * `isActive` is false for a deactivated or soft-deleted account. Each transport renders its own
- * view (REST: users-views.ts; GraphQL: tenancy.resolvers.ts).
- */
-export interface UserAccount {
-  uuid: string;
-  slug: string;
-  username: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  isStaff: boolean;
-  isSuperuser: boolean;
-  isActive: boolean;
-  dateJoined: Date;
-  lastLogin: Date | null;
-}
-
-export const toUserAccount = (u: User): UserAccount => ({
-  uuid: u.uuid,
-  slug: u.slug,
-  username: u.username,
-  email: u.email,
-  firstName: u.firstName,
-  lastName: u.lastName,
-  isStaff: u.isStaff,
-  isSuperuser: u.isSuperuser,
-  isActive: u.isActive && !u.isDeleted,
-  dateJoined: u.createdAt,
-  lastLogin: u.lastLogin,
-});
-
 /** The user as hook handlers and user events receive it: the API's user view (DECISIONS §7). */
-const toHookUser = (u: User): HookUser => ({
-  uuid: u.uuid,
-  slug: u.slug,
-  username: u.username,
-  email: u.email,
-  first_name: u.firstName,
-  last_name: u.lastName,
-  is_staff: u.isStaff,
-  is_superuser: u.isSuperuser,
-  is_active: u.isActive && !u.isDeleted,
-  date_joined: u.createdAt.toISOString(),
-  last_login: u.lastLogin ? u.lastLogin.toISOString() : null,
-});
+const toHookUser = (u: User): HookUser => toUserView(toUserAccount(u));
 
 /**
  * The signed-in caller (`/api/users/me/`, GraphQL `me`). Authentication has just loaded the

@@ -9,22 +9,9 @@ import type { AcceptResult, PublicInvitation } from './invitation-response.servi
 import type { CreatedInvitation, Invitation } from './invitation.service.js';
 import type { Member } from './member.service.js';
 import type { Profile } from './profile.service.js';
-import type { UserAccount } from './user.service.js';
 
-/** A user (`/api/users/`, `/api/users/me/`, the auth routes' `user`). */
-export const toUserRest = (u: UserAccount) => ({
-  uuid: u.uuid,
-  slug: u.slug,
-  username: u.username,
-  email: u.email,
-  first_name: u.firstName,
-  last_name: u.lastName,
-  is_staff: u.isStaff,
-  is_superuser: u.isSuperuser,
-  is_active: u.isActive,
-  date_joined: u.dateJoined.toISOString(),
-  last_login: u.lastLogin ? u.lastLogin.toISOString() : null,
-});
+/** A user (`/api/users/`, `/api/users/me/`, the auth routes' `user`): the API's user view. */
+export { toUserView as toUserRest } from './user-account.js';
 
 /** JSON Schema of the user view, for the compiled serializer of the hot `/users/me/` route. */
 export const USER_REST_SCHEMA = {
