@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../gateway/app.js';
 import { signAccessToken } from '../subgraphs/auth/jwt.service.js';
@@ -15,7 +15,7 @@ import { startPlatform, type Platform } from '../subgraphs/core/platform.js';
 import { hashPassword } from '../subgraphs/tenancy/password.js';
 import { MODULES } from '../subgraphs/modules.js';
 import { userRepository } from '../subgraphs/tenancy/user.repository.js';
-import type { BenchEnv } from './bench-types.js';
+import type { BenchEnv, Request } from './bench-types.js';
 
 export async function startBenchPlatform(
   prefix = 'tenantry-bench-',
@@ -46,10 +46,38 @@ export async function listen(app: FastifyInstance): Promise<string> {
 
 /** A new user and an access token for it: what the benchmarks' requests are sent as. */
 export async function benchEnv(platform: Platform, base: string): Promise<BenchEnv> {
+  const id = `bench-${Date.now().toString(36)}`;
   const user = await userRepository.create(platform.prisma, {
-    username: `bench-${Date.now().toString(36)}`,
-    email: 'bench@example.test',
+    username: id,
+    email: `${id}@example.test`, // unique: a DATABASE_URL keeps earlier runs' users
     passwordHash: await hashPassword('bench password'),
   });
   return { platform, user, token: signAccessToken(platform, user), base };
+}
+
+/**
+ * The bare side of a benchmark: a Fastify route returning the same JSON as the platform (the
+ * parsed object, serialized per request as for any route; non-JSON answers are replayed), or,
+ * with the benchmark's own handler (bare `pg`), that handler's answer on every path.
+ */
+export async function bareServer(
+  req: Request,
+  status: number,
+  body: string,
+  contentType: string,
+  handler?: (request: FastifyRequest) => Promise<unknown>,
+): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false });
+  // A handler of the benchmark's own answers every path (the cold variant's many URLs).
+  const route = handler ? '*' : req.url.split('?')[0];
+  const json = contentType.startsWith('application/json') ? JSON.parse(body) : undefined;
+  app.route({
+    method: req.method,
+    url: route,
+    handler: async (request, reply) => {
+      if (handler) return reply.code(status).send(await handler(request));
+      return json !== undefined ? reply.code(status).send(json) : reply.code(status).type(contentType).send(body);
+    },
+  });
+  return app;
 }

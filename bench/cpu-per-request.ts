@@ -1,11 +1,15 @@
-// CPU time of the platform process per request (issue 11 item 1): GraphQL `record(id)` against
-// the REST route for the same read, and optionally CPU profiles of each side. Less noisy than
+// CPU time of the process per request, for one benchmark of `npm run bench`: the platform's
+// request, the REST route for the same read when the benchmark has one (GraphQL `record(id)`
+// against REST, issue 11 item 1), and the bare side doing the same work; optionally CPU
+// profiles of each side. Less noisy than
 // req/s on a shared machine: the load comes from a separate process (autocannon, a fixed
 // number of requests), and the server's own CPU time (user + system, process.cpuUsage) is
 // divided by the requests answered. Sides alternate, so both see the same machine.
 //
 //   node --no-node-snapshot --import tsx bench/cpu-per-request.ts [--requests 20000] [--rounds 3]
 //        [--connections 20] [--profile DIR] [--only gql-get] [--inject]
+//
+// --only picks the first benchmark whose name contains the text (default gql-get).
 //
 // --profile DIR writes one .cpuprofile per side and round, for `node --cpu-prof`-style
 // reading (Chrome DevTools, speedscope).
@@ -17,9 +21,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { benchEnv, listen, startBenchPlatform } from './bench-platform.js';
+import { bareServer, benchEnv, listen, startBenchPlatform } from './bench-platform.js';
 import type { Request } from './bench-types.js';
-import { GRAPHQL_BENCHMARKS } from './graphql.bench.js';
+import { BENCHMARKS } from './benchmarks.js';
 
 /** The load generator: a child process running autocannon for a fixed number of requests. */
 const CLIENT = `
@@ -90,21 +94,30 @@ async function main(): Promise<void> {
   const requests = Number(values.requests);
   const rounds = Number(values.rounds);
   const connections = Number(values.connections);
-  const bench = GRAPHQL_BENCHMARKS.find((b) => b.name.includes(values.only!));
-  if (!bench?.rest) throw new Error(`no GraphQL benchmark with a REST side matches "${values.only}"`);
+  const bench = BENCHMARKS.find((b) => b.name.includes(values.only!));
+  if (!bench) throw new Error(`no benchmark matches "${values.only}"`);
 
   const { platform, app, dataDir } = await startBenchPlatform('tenantry-cpu-');
   const base = await listen(app);
   const session = values.profile ? new inspector.Session() : null;
+  let bare: FastifyInstance | undefined;
   session?.connect();
   try {
     const env = await benchEnv(platform, base);
-    const sides: Array<[string, Request]> = [
-      ['graphql', await bench.prepare(env)],
-      ['rest', await bench.rest(env)],
-    ];
+    const req = await bench.prepare(env);
+    const sides: Array<[string, Request, FastifyInstance, string]> = [['platform', req, app, base]];
+    if (bench.rest) sides.push(['rest', await bench.rest(env), app, base]);
+    const sample = await app.inject({ method: req.method, url: req.url, headers: req.headers, payload: req.body as object });
+    bare = await bareServer(
+      req,
+      sample.statusCode,
+      sample.body,
+      String(sample.headers['content-type'] ?? 'application/json'),
+      bench.bare?.(env),
+    );
+    sides.push(['bare', req, bare, await listen(bare)]);
     if (process.env.CPU_SHOW) {
-      for (const [name, req] of sides) {
+      for (const [name, req, , base] of sides) {
         const body = req.body !== undefined ? JSON.stringify(req.body) : undefined;
         const text = await new Promise<string>((resolve, reject) => {
           const r = http.request(
@@ -124,13 +137,13 @@ async function main(): Promise<void> {
     }
     const totals: Record<string, { cpu: number; n: number; bad: number; rounds: number[] }> = {};
     // Warm-up: caches, JIT, the fast path's learned operation.
-    for (const [, req] of sides) {
-      if (values.inject) await injectLoad(app, req, Math.min(5000, requests), connections);
+    for (const [, req, server, base] of sides) {
+      if (values.inject) await injectLoad(server, req, Math.min(5000, requests), connections);
       else await load(base, req, Math.min(5000, requests), connections);
     }
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
-      for (const [name, req] of order) {
+      for (const [name, req, server, base] of order) {
         const profiling = session !== null;
         if (profiling) {
           await session.post('Profiler.enable');
@@ -138,7 +151,7 @@ async function main(): Promise<void> {
           await session.post('Profiler.start');
         }
         const before = process.cpuUsage();
-        const r = values.inject ? await injectLoad(app, req, requests, connections) : await load(base, req, requests, connections);
+        const r = values.inject ? await injectLoad(server, req, requests, connections) : await load(base, req, requests, connections);
         const used = process.cpuUsage(before);
         if (profiling) {
           const { profile } = await session.post('Profiler.stop');
@@ -161,18 +174,23 @@ async function main(): Promise<void> {
       const v = [...totals[name].rounds].sort((a, b) => a - b);
       return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     };
+    const names = sides.map(([name]) => name);
+    const bad = names.filter((n) => totals[n].bad).map((n) => `${n} ${totals[n].bad}`);
     process.stdout.write(
-      `# ${bench.name}: mean graphql ${per('graphql').toFixed(1)} CPU-µs/request, rest ${per('rest').toFixed(1)}, ` +
-        `difference ${(per('graphql') - per('rest')).toFixed(1)} µs; median graphql ${median('graphql').toFixed(1)}, rest ${median('rest').toFixed(1)}, ` +
-        `difference ${(median('graphql') - median('rest')).toFixed(1)} µs; load average ${os
+      `# ${bench.name}: CPU-µs/request mean ${names.map((n) => `${n} ${per(n).toFixed(1)}`).join(', ')}; ` +
+        `median ${names.map((n) => `${n} ${median(n).toFixed(1)}`).join(', ')}; ` +
+        `platform/bare ${(median('platform') / median('bare')).toFixed(2)}` +
+        (bench.rest ? `, platform/rest ${(median('platform') / median('rest')).toFixed(2)}` : '') +
+        `; load average ${os
           .loadavg()
           .map((l) => l.toFixed(2))
           .join(' ')}` +
-        (totals.graphql.bad + totals.rest.bad ? `; non-2xx/errors: graphql ${totals.graphql.bad}, rest ${totals.rest.bad}` : '') +
+        (bad.length ? `; non-2xx/errors: ${bad.join(', ')}` : '') +
         '\n',
     );
   } finally {
     session?.disconnect();
+    await bare?.close();
     await app.close();
     await platform.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

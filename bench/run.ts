@@ -18,37 +18,16 @@ import http from 'node:http';
 import os from 'node:os';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Platform } from '../subgraphs/core/platform.js';
-import { ANALYTICS_BENCHMARKS } from './analytics.bench.js';
-import { DATA_BENCHMARKS } from './data.bench.js';
-import { DATA_WRITE_BENCHMARKS } from './data-write.bench.js';
-import { SECRETS_BENCHMARKS } from './secrets.bench.js';
-import { STORAGE_BENCHMARKS } from './storage.bench.js';
-import { TENANCY_BENCHMARKS } from './tenancy.bench.js';
-import { GRAPHQL_BENCHMARKS } from './graphql.bench.js';
-import { RELATIONS_BENCHMARKS } from './relations.bench.js';
 import { soak } from './soak.js';
-import { benchEnv, listen, startBenchPlatform } from './bench-platform.js';
+import { bareServer, benchEnv, listen, startBenchPlatform } from './bench-platform.js';
+import { BENCHMARKS } from './benchmarks.js';
 
 import type { Benchmark, BenchEnv, Request } from './bench-types.js';
 
 export type { Benchmark, BenchEnv, Request };
 
-export const BENCHMARKS: Benchmark[] = [
-  {
-    name: 'GET /api/users/me/ (JWT)',
-    prepare: async ({ token }) => ({ method: 'GET', url: '/api/users/me/', headers: { authorization: `Bearer ${token}` } }),
-  },
-  ...TENANCY_BENCHMARKS,
-  ...SECRETS_BENCHMARKS,
-  ...DATA_BENCHMARKS,
-  ...DATA_WRITE_BENCHMARKS,
-  ...ANALYTICS_BENCHMARKS,
-  ...STORAGE_BENCHMARKS,
-  ...GRAPHQL_BENCHMARKS,
-  ...RELATIONS_BENCHMARKS,
-];
+export { BENCHMARKS };
 
 interface Options {
   duration: number;
@@ -105,32 +84,6 @@ async function measure(base: string, reqs: Request[], durationSec: number, conne
     workers: 1,
   });
   return { rps: result.requests.average, bad: result.non2xx + result.errors + result.timeouts };
-}
-
-/**
- * A bare Fastify route returning the same JSON as the platform: the parsed object, which
- * Fastify serializes per request as it does for any route (non-JSON answers are replayed).
- */
-async function bareServer(
-  req: Request,
-  status: number,
-  body: string,
-  contentType: string,
-  handler?: (request: FastifyRequest) => Promise<unknown>,
-): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false });
-  // A handler of the benchmark's own answers every path (the cold variant's many URLs).
-  const route = handler ? '*' : req.url.split('?')[0];
-  const json = contentType.startsWith('application/json') ? JSON.parse(body) : undefined;
-  app.route({
-    method: req.method,
-    url: route,
-    handler: async (request, reply) => {
-      if (handler) return reply.code(status).send(await handler(request));
-      return json !== undefined ? reply.code(status).send(json) : reply.code(status).type(contentType).send(body);
-    },
-  });
-  return app;
 }
 
 async function main(): Promise<void> {

@@ -3,7 +3,7 @@
 import type { RequestContext } from '../core/context.js';
 import type { ModuleManifest } from '../core/module.js';
 import { kickRelay, startDelivery, stopDelivery } from './delivery/delivery.js';
-import { outboxRepository } from './delivery/outbox.repository.js';
+import { outboxRepository, type Exec } from './delivery/outbox.repository.js';
 import { runPreEvent } from './delivery/pre-events.js';
 import { renderEventsError } from './events-errors.js';
 import { eventsResolvers } from './events.resolvers.js';
@@ -36,23 +36,28 @@ export const eventsModule: ModuleManifest = {
   },
   register(platform) {
     const hooks = platform.hooks;
-    // The outbox: written inside the writer's transaction, relayed after its commit.
+    // The outbox: written inside the writer's transaction, relayed after its commit. Requests
+    // whose write put rows in the outbox (some function subscribes to them) kick the relay; the
+    // others leave it alone (the periodic relay remains the safety net).
+    const wroteOutbox = new WeakSet<RequestContext>();
     hooks.on('recordsWritten', async (client, events, ctx) => {
       if (!ctx.site || events.length === 0) return;
-      const exec = (sql: string, params: unknown[]) => client.query(sql, params);
-      await outboxRepository.write(
+      const exec: Exec = async (sql, params) => (await client.query(sql, params)).rows;
+      const written = await outboxRepository.write(
         exec,
         ctx.site.id,
         events[0].app_slug,
         events.map((e) => ({ event: e.type, payload: e })),
       );
+      if (written > 0) wroteOutbox.add(ctx);
     });
     hooks.on('userWritten', async (tx, event, ctx) => {
       if (!ctx.site) return;
-      const exec = (sql: string, params: unknown[]) => tx.$executeRawUnsafe(sql, ...params);
-      await outboxRepository.write(exec, ctx.site.id, null, [{ event: event.type, payload: event }]);
+      const exec: Exec = (sql, params) => tx.$queryRawUnsafe(sql, ...params);
+      if ((await outboxRepository.write(exec, ctx.site.id, null, [{ event: event.type, payload: event }])) > 0) wroteOutbox.add(ctx);
     });
-    const relay = (ctx: RequestContext) => void (platform.config.events.relayOnCommit && kickRelay(ctx.platform));
+    const relay = (ctx: RequestContext) =>
+      void (wroteOutbox.delete(ctx) && platform.config.events.relayOnCommit && kickRelay(ctx.platform));
     hooks.on('recordsCommitted', (_events, ctx) => relay(ctx));
     hooks.on('userAfterCreate', (_u, ctx) => relay(ctx));
     hooks.on('userAfterUpdate', (_u, _p, ctx) => relay(ctx));
