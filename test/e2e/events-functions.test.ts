@@ -1,6 +1,8 @@
 // Functions CRUD, execution in the three modes, results and invocations (DECISIONS §7).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sweepPending } from '../../subgraphs/events/delivery/delivery.js';
+import { invocationRepository as invocations } from '../../subgraphs/events/invocations/invocation.repository.js';
 import { signWebhook } from '../../subgraphs/events/runtime/webhook.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { waitFor } from '../support/events.js';
@@ -128,6 +130,33 @@ describe('execute', () => {
     expect(list.body.count).toBeGreaterThanOrEqual(2);
     expect((await t.call('GET', '/api/invocations/?status=bogus', as(reader))).status).toBe(400);
     expect((await execute('calc', {}, reader)).status).toBe(403);
+  });
+
+  it('an async run whose job was lost is run again by the sweep, with its caller as `user`', async () => {
+    await create({ name: 'whoami', code: 'async function main(p, user) { return { who: user && user.username }; }' });
+    const f = await t.call('GET', `${FNS}whoami/`, as());
+    const site = (await t.platform.pool.query(`SELECT site_id FROM event_functions WHERE id = $1`, [f.body.id])).rows[0].site_id;
+    const me = await t.call('GET', '/api/users/me/', as(executor));
+    // What `execute … async` stores before it enqueues; the job itself never reaches the queue.
+    const inv = (await invocations.create(t.platform.pool, {
+      siteId: site,
+      functionId: f.body.id,
+      triggerType: 'api',
+      event: null,
+      params: {},
+      maxAttempts: 1,
+      caller: { uuid: me.body.uuid, username: me.body.username, is_staff: false, is_superuser: false },
+    }))!;
+    expect(await sweepPending(t.platform, 0)).toBeGreaterThanOrEqual(1);
+    const done = await waitFor(async () => {
+      const r = await t.call('GET', `/api/result/${inv.task_id}/`, as());
+      return r.body.ready ? r : null;
+    });
+    expect(done.body).toMatchObject({ status: 'succeeded', result: { who: me.body.username } });
+    // execute … async keeps the caller with the row (identity only).
+    const a = await execute('whoami', { async: true }, executor);
+    const row = (await t.platform.pool.query(`SELECT caller FROM event_invocations WHERE id = $1`, [a.body.invocation_id])).rows[0];
+    expect(row.caller).toEqual({ uuid: me.body.uuid, username: me.body.username, is_staff: false, is_superuser: false });
   });
 
   it('reports failures, time-outs and non-JSON results', async () => {

@@ -3510,6 +3510,7 @@ export const EventInvocationScalarFieldEnum = {
   taskId: 'taskId',
   idempotencyKey: 'idempotencyKey',
   params: 'params',
+  caller: 'caller',
   result: 'result',
   error: 'error',
   logs: 'logs',

@@ -608,6 +608,7 @@ export const EventInvocationScalarFieldEnum = {
   taskId: 'taskId',
   idempotencyKey: 'idempotencyKey',
   params: 'params',
+  caller: 'caller',
   result: 'result',
   error: 'error',
   logs: 'logs',

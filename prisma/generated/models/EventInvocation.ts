@@ -96,6 +96,7 @@ export type EventInvocationCountAggregateOutputType = {
   taskId: number
   idempotencyKey: number
   params: number
+  caller: number
   result: number
   error: number
   logs: number
@@ -181,6 +182,7 @@ export type EventInvocationCountAggregateInputType = {
   taskId?: true
   idempotencyKey?: true
   params?: true
+  caller?: true
   result?: true
   error?: true
   logs?: true
@@ -291,6 +293,7 @@ export type EventInvocationGroupByOutputType = {
   taskId: string
   idempotencyKey: string | null
   params: runtime.JsonValue | null
+  caller: runtime.JsonValue | null
   result: runtime.JsonValue | null
   error: string | null
   logs: runtime.JsonValue
@@ -337,6 +340,7 @@ export type EventInvocationWhereInput = {
   taskId?: Prisma.UuidFilter<"EventInvocation"> | string
   idempotencyKey?: Prisma.StringNullableFilter<"EventInvocation"> | string | null
   params?: Prisma.JsonNullableFilter<"EventInvocation">
+  caller?: Prisma.JsonNullableFilter<"EventInvocation">
   result?: Prisma.JsonNullableFilter<"EventInvocation">
   error?: Prisma.StringNullableFilter<"EventInvocation"> | string | null
   logs?: Prisma.JsonFilter<"EventInvocation">
@@ -362,6 +366,7 @@ export type EventInvocationOrderByWithRelationInput = {
   taskId?: Prisma.SortOrder
   idempotencyKey?: Prisma.SortOrderInput | Prisma.SortOrder
   params?: Prisma.SortOrderInput | Prisma.SortOrder
+  caller?: Prisma.SortOrderInput | Prisma.SortOrder
   result?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
   logs?: Prisma.SortOrder
@@ -390,6 +395,7 @@ export type EventInvocationWhereUniqueInput = Prisma.AtLeast<{
   event?: Prisma.StringNullableFilter<"EventInvocation"> | string | null
   status?: Prisma.StringFilter<"EventInvocation"> | string
   params?: Prisma.JsonNullableFilter<"EventInvocation">
+  caller?: Prisma.JsonNullableFilter<"EventInvocation">
   result?: Prisma.JsonNullableFilter<"EventInvocation">
   error?: Prisma.StringNullableFilter<"EventInvocation"> | string | null
   logs?: Prisma.JsonFilter<"EventInvocation">
@@ -415,6 +421,7 @@ export type EventInvocationOrderByWithAggregationInput = {
   taskId?: Prisma.SortOrder
   idempotencyKey?: Prisma.SortOrderInput | Prisma.SortOrder
   params?: Prisma.SortOrderInput | Prisma.SortOrder
+  caller?: Prisma.SortOrderInput | Prisma.SortOrder
   result?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
   logs?: Prisma.SortOrder
@@ -446,6 +453,7 @@ export type EventInvocationScalarWhereWithAggregatesInput = {
   taskId?: Prisma.UuidWithAggregatesFilter<"EventInvocation"> | string
   idempotencyKey?: Prisma.StringNullableWithAggregatesFilter<"EventInvocation"> | string | null
   params?: Prisma.JsonNullableWithAggregatesFilter<"EventInvocation">
+  caller?: Prisma.JsonNullableWithAggregatesFilter<"EventInvocation">
   result?: Prisma.JsonNullableWithAggregatesFilter<"EventInvocation">
   error?: Prisma.StringNullableWithAggregatesFilter<"EventInvocation"> | string | null
   logs?: Prisma.JsonWithAggregatesFilter<"EventInvocation">
@@ -466,6 +474,7 @@ export type EventInvocationCreateInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -491,6 +500,7 @@ export type EventInvocationUncheckedCreateInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -511,6 +521,7 @@ export type EventInvocationUpdateInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -536,6 +547,7 @@ export type EventInvocationUncheckedUpdateInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -559,6 +571,7 @@ export type EventInvocationCreateManyInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -579,6 +592,7 @@ export type EventInvocationUpdateManyMutationInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -602,6 +616,7 @@ export type EventInvocationUncheckedUpdateManyInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -635,6 +650,7 @@ export type EventInvocationCountOrderByAggregateInput = {
   taskId?: Prisma.SortOrder
   idempotencyKey?: Prisma.SortOrder
   params?: Prisma.SortOrder
+  caller?: Prisma.SortOrder
   result?: Prisma.SortOrder
   error?: Prisma.SortOrder
   logs?: Prisma.SortOrder
@@ -799,6 +815,7 @@ export type EventInvocationCreateWithoutSiteInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -822,6 +839,7 @@ export type EventInvocationUncheckedCreateWithoutSiteInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -874,6 +892,7 @@ export type EventInvocationScalarWhereInput = {
   taskId?: Prisma.UuidFilter<"EventInvocation"> | string
   idempotencyKey?: Prisma.StringNullableFilter<"EventInvocation"> | string | null
   params?: Prisma.JsonNullableFilter<"EventInvocation">
+  caller?: Prisma.JsonNullableFilter<"EventInvocation">
   result?: Prisma.JsonNullableFilter<"EventInvocation">
   error?: Prisma.StringNullableFilter<"EventInvocation"> | string | null
   logs?: Prisma.JsonFilter<"EventInvocation">
@@ -894,6 +913,7 @@ export type EventInvocationCreateWithoutFunctionInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -917,6 +937,7 @@ export type EventInvocationUncheckedCreateWithoutFunctionInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -965,6 +986,7 @@ export type EventInvocationCreateManySiteInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -985,6 +1007,7 @@ export type EventInvocationUpdateWithoutSiteInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1008,6 +1031,7 @@ export type EventInvocationUncheckedUpdateWithoutSiteInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1030,6 +1054,7 @@ export type EventInvocationUncheckedUpdateManyWithoutSiteInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1052,6 +1077,7 @@ export type EventInvocationCreateManyFunctionInput = {
   taskId?: string
   idempotencyKey?: string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1072,6 +1098,7 @@ export type EventInvocationUpdateWithoutFunctionInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1095,6 +1122,7 @@ export type EventInvocationUncheckedUpdateWithoutFunctionInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1117,6 +1145,7 @@ export type EventInvocationUncheckedUpdateManyWithoutFunctionInput = {
   taskId?: Prisma.StringFieldUpdateOperationsInput | string
   idempotencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   params?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  caller?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   logs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1142,6 +1171,7 @@ export type EventInvocationSelect<ExtArgs extends runtime.Types.Extensions.Inter
   taskId?: boolean
   idempotencyKey?: boolean
   params?: boolean
+  caller?: boolean
   result?: boolean
   error?: boolean
   logs?: boolean
@@ -1167,6 +1197,7 @@ export type EventInvocationSelectCreateManyAndReturn<ExtArgs extends runtime.Typ
   taskId?: boolean
   idempotencyKey?: boolean
   params?: boolean
+  caller?: boolean
   result?: boolean
   error?: boolean
   logs?: boolean
@@ -1192,6 +1223,7 @@ export type EventInvocationSelectUpdateManyAndReturn<ExtArgs extends runtime.Typ
   taskId?: boolean
   idempotencyKey?: boolean
   params?: boolean
+  caller?: boolean
   result?: boolean
   error?: boolean
   logs?: boolean
@@ -1217,6 +1249,7 @@ export type EventInvocationSelectScalar = {
   taskId?: boolean
   idempotencyKey?: boolean
   params?: boolean
+  caller?: boolean
   result?: boolean
   error?: boolean
   logs?: boolean
@@ -1230,7 +1263,7 @@ export type EventInvocationSelectScalar = {
   createdAt?: boolean
 }
 
-export type EventInvocationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "siteId" | "functionId" | "triggerType" | "event" | "status" | "taskId" | "idempotencyKey" | "params" | "result" | "error" | "logs" | "attempts" | "maxAttempts" | "deliveries" | "deadLetter" | "startedAt" | "finishedAt" | "durationMs" | "createdAt", ExtArgs["result"]["eventInvocation"]>
+export type EventInvocationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "siteId" | "functionId" | "triggerType" | "event" | "status" | "taskId" | "idempotencyKey" | "params" | "caller" | "result" | "error" | "logs" | "attempts" | "maxAttempts" | "deliveries" | "deadLetter" | "startedAt" | "finishedAt" | "durationMs" | "createdAt", ExtArgs["result"]["eventInvocation"]>
 export type EventInvocationInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   site?: boolean | Prisma.SiteDefaultArgs<ExtArgs>
   function?: boolean | Prisma.EventFunctionDefaultArgs<ExtArgs>
@@ -1260,6 +1293,10 @@ export type $EventInvocationPayload<ExtArgs extends runtime.Types.Extensions.Int
     taskId: string
     idempotencyKey: string | null
     params: runtime.JsonValue | null
+    /**
+     * API runs: the caller's identity, the function's `user` argument (never a credential).
+     */
+    caller: runtime.JsonValue | null
     result: runtime.JsonValue | null
     error: string | null
     logs: runtime.JsonValue
@@ -1705,6 +1742,7 @@ export interface EventInvocationFieldRefs {
   readonly taskId: Prisma.FieldRef<"EventInvocation", 'String'>
   readonly idempotencyKey: Prisma.FieldRef<"EventInvocation", 'String'>
   readonly params: Prisma.FieldRef<"EventInvocation", 'Json'>
+  readonly caller: Prisma.FieldRef<"EventInvocation", 'Json'>
   readonly result: Prisma.FieldRef<"EventInvocation", 'Json'>
   readonly error: Prisma.FieldRef<"EventInvocation", 'String'>
   readonly logs: Prisma.FieldRef<"EventInvocation", 'Json'>

@@ -68,7 +68,7 @@ export async function processJob(platform: Platform, job: RunJob): Promise<void>
   if (!run) return; // finished already: a redelivery, counted by claimForRun()
   const { fn } = run;
   const outcome = fn
-    ? await runFunction(platform, { fn, params: run.params, user: job.user ?? null })
+    ? await runFunction(platform, { fn, params: run.params, user: run.caller ?? job.user ?? null })
     : { status: 'failed' as const, result: null, error: 'The function no longer exists.', logs: [] };
   const final = outcome.status === 'succeeded' || !fn || run.attempts >= run.maxAttempts;
   const deadLetter = final && outcome.status !== 'succeeded' && run.maxAttempts > 1;

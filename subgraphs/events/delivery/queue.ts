@@ -12,7 +12,10 @@ export const QUEUE_NAME = 'function-runs';
 export interface RunJob {
   siteId: number;
   invocationId: number;
-  /** API runs: the caller as the function's `user` argument (identity only). */
+  /**
+   * Jobs queued before the caller was kept with the invocation (migration 0010) carry it here;
+   * the worker prefers the row's.
+   */
   user?: unknown;
 }
 

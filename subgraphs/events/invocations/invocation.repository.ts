@@ -13,6 +13,8 @@ export interface ClaimedRun {
   id: number;
   functionId: number;
   params: unknown;
+  /** API runs: the caller as the function's `user` argument; null for event runs. */
+  caller: unknown;
   /** Attempts made so far, this one included. */
   attempts: number;
   maxAttempts: number;
@@ -24,6 +26,7 @@ type ClaimedRunRow = FunctionRow & {
   inv_id: number;
   inv_function_id: number;
   inv_params: unknown;
+  inv_caller: unknown;
   inv_attempts: number;
   inv_max_attempts: number;
 };
@@ -66,6 +69,8 @@ export interface NewInvocation {
   idempotencyKey?: string | null;
   /** `running` for runs the caller performs at once (sync execute, PRE events). */
   status?: 'pending' | 'running';
+  /** API runs: the caller's identity (the function's `user` argument). */
+  caller?: unknown;
 }
 
 const SELECT = `SELECT i.*, f.name AS function_name, f.slug AS function_slug, a.slug AS app_slug
@@ -83,9 +88,9 @@ export const invocationRepository = {
   /** Inserts; with an idempotency key already present, returns null (a redelivered event). */
   async create(db: Queryable, n: NewInvocation): Promise<{ id: number; task_id: string } | null> {
     const r = await db.query<{ id: number; task_id: string }>(
-      `INSERT INTO event_invocations (site_id, function_id, trigger_type, event, params, max_attempts, idempotency_key, status, started_at, deliveries, attempts)
+      `INSERT INTO event_invocations (site_id, function_id, trigger_type, event, params, max_attempts, idempotency_key, status, started_at, deliveries, attempts, caller)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text, CASE WHEN $8::text = 'running' THEN now() END,
-               CASE WHEN $8::text = 'running' THEN 1 ELSE 0 END, CASE WHEN $8::text = 'running' THEN 1 ELSE 0 END)
+               CASE WHEN $8::text = 'running' THEN 1 ELSE 0 END, CASE WHEN $8::text = 'running' THEN 1 ELSE 0 END, $9::jsonb)
        ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, task_id::text`,
       [
         n.siteId,
@@ -96,6 +101,7 @@ export const invocationRepository = {
         n.maxAttempts,
         n.idempotencyKey ?? null,
         n.status ?? 'pending',
+        n.caller == null ? null : JSON.stringify(n.caller),
       ],
     );
     return r.rows[0] ?? null;
@@ -139,8 +145,8 @@ export const invocationRepository = {
          UPDATE event_invocations SET status = 'running', attempts = attempts + 1, deliveries = deliveries + 1,
            started_at = COALESCE(started_at, now())
          WHERE id = $1 AND site_id = $2 AND status IN ('pending', 'running')
-         RETURNING id, site_id, function_id, params, attempts, max_attempts)
-       SELECT c.id AS inv_id, c.function_id AS inv_function_id, c.params AS inv_params, c.attempts AS inv_attempts,
+         RETURNING id, site_id, function_id, params, caller, attempts, max_attempts)
+       SELECT c.id AS inv_id, c.function_id AS inv_function_id, c.params AS inv_params, c.caller AS inv_caller, c.attempts AS inv_attempts,
               c.max_attempts AS inv_max_attempts, f.*, a.uuid::text AS app_uuid, a.slug AS app_slug, a.name AS app_name
          FROM c LEFT JOIN event_functions f ON f.id = c.function_id AND f.site_id = c.site_id
                 LEFT JOIN apps a ON a.id = f.app_id AND NOT a.is_deleted`,
@@ -152,11 +158,12 @@ export const invocationRepository = {
       await db.query(`UPDATE event_invocations SET deliveries = deliveries + 1 WHERE id = $1 AND site_id = $2`, [id, siteId]);
       return null;
     }
-    const { inv_id, inv_function_id, inv_params, inv_attempts, inv_max_attempts, ...fn } = row;
+    const { inv_id, inv_function_id, inv_params, inv_caller, inv_attempts, inv_max_attempts, ...fn } = row;
     return {
       id: inv_id,
       functionId: inv_function_id,
       params: inv_params,
+      caller: inv_caller,
       attempts: inv_attempts,
       maxAttempts: inv_max_attempts,
       fn: fn.id != null && fn.app_uuid != null ? (fn as FunctionRow) : null,

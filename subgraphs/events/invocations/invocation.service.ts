@@ -60,14 +60,25 @@ export async function executeFunction(ctx: RequestContext, appRef: string, slug:
   const fn = await findFunction(ctx, app, slug);
   if (!fn.is_active) throw errors.invalid('The function is not active.');
   const pool = ctx.platform.pool;
-  const base = { siteId: app.siteId, functionId: fn.id, triggerType: 'api' as const, event: null, params: input.params, maxAttempts: 1 };
+  const caller = callerView(ctx);
+  const base = {
+    siteId: app.siteId,
+    functionId: fn.id,
+    triggerType: 'api' as const,
+    event: null,
+    params: input.params,
+    maxAttempts: 1,
+    caller,
+  };
   if (input.async) {
+    // The caller is kept with the row: the worker reads it there (a run re-enqueued by the
+    // sweep after a lost job gets it too).
     const inv = (await repo.create(pool, base))!;
-    await enqueue(ctx.platform, { siteId: app.siteId, invocationId: inv.id, user: callerView(ctx) }, inv.task_id, 1);
+    await enqueue(ctx.platform, { siteId: app.siteId, invocationId: inv.id }, inv.task_id, 1);
     return { async: true, taskId: inv.task_id, invocationId: inv.id };
   }
   const inv = (await repo.create(pool, { ...base, status: 'running' }))!;
-  const outcome = await runFunction(ctx.platform, { fn, params: input.params, user: callerView(ctx) });
+  const outcome = await runFunction(ctx.platform, { fn, params: input.params, user: caller });
   await repo.finish(pool, inv.id, outcome, true, false);
   return {
     async: false,
