@@ -264,19 +264,27 @@ async function run(databaseUrl: string, dataDir: string) {
   cpuLine(`upload ${values.mb} MB`, 'platformUp', 'bareUp');
   cpuLine(`download ${values.mb} MB`, 'platformDown', 'bareDown');
 
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
-  const [gu, guMs] = await timed(() =>
-    request(`${objects}huge.bin`, 'PUT', { ...headers, 'content-type': 'application/octet-stream', 'content-length': BIG }, generated(BIG)),
-  );
-  clearInterval(sampler);
-  if (gu.status !== 201) throw new Error(`1 GiB upload: ${gu.status}`);
-  console.log(
-    `upload ${values.gib} GiB`.padEnd(24) +
-      ` platform ${mbps(BIG, guMs).padStart(7)} MiB/s   RSS before ${(before / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB, growth ${((peak - before) / 2 ** 20).toFixed(0)} MiB`,
-  );
+  // --gib 0: no large upload.
+  if (BIG > 0) {
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+    const [gu, guMs] = await timed(() =>
+      request(
+        `${objects}huge.bin`,
+        'PUT',
+        { ...headers, 'content-type': 'application/octet-stream', 'content-length': BIG },
+        generated(BIG),
+      ),
+    );
+    clearInterval(sampler);
+    if (gu.status !== 201) throw new Error(`1 GiB upload: ${gu.status}`);
+    console.log(
+      `upload ${values.gib} GiB`.padEnd(24) +
+        ` platform ${mbps(BIG, guMs).padStart(7)} MiB/s   RSS before ${(before / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB, growth ${((peak - before) / 2 ** 20).toFixed(0)} MiB`,
+    );
+  }
   console.log(`# load average at the end ${load()}`);
 
   bare.close();

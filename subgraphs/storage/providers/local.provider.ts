@@ -52,12 +52,16 @@ export class LocalProvider implements StorageProvider {
   async get(key: string, range?: ByteRange): Promise<Readable> {
     const file = this.file(key);
     // Open first so that a missing file is a clean rejection, not a stream error later.
-    const fh = await fsp.open(file, 'r').catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') throw new ProviderNotFound(key);
-      throw e;
-    });
+    const fd = await new Promise<number>((resolve, reject) =>
+      fs.open(file, 'r', (e, fd) => {
+        if (!e) return resolve(fd);
+        reject(e.code === 'ENOENT' ? new ProviderNotFound(key) : e);
+      }),
+    );
+    // A stream on the numeric descriptor reads with callbacks (a FileHandle's stream reads
+    // through a promise per chunk); it closes the descriptor when it ends or is destroyed.
     const highWaterMark = READ_HIGH_WATER_MARK;
-    return fh.createReadStream(range ? { start: range.start, end: range.end, highWaterMark } : { highWaterMark });
+    return fs.createReadStream(file, range ? { fd, start: range.start, end: range.end, highWaterMark } : { fd, highWaterMark });
   }
 
   async delete(key: string): Promise<void> {
