@@ -57,6 +57,13 @@ export const pgExec =
   (sql, params) =>
     db.query(sql, params);
 
+/** Rows one purge statement deletes at most (short statements, short locks). */
+export const PURGE_BATCH = 5000;
+
+const PURGE_SQL = (table: string) =>
+  `WITH gone AS (DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE expires_at < now() LIMIT $1) RETURNING 1)
+   SELECT count(*)::int AS n FROM gone`;
+
 export const tokenRepository = {
   /** The active user with this uuid, or null (inactive, soft-deleted or absent). */
   async activeUserByUuid(db: Queryable, uuid: string): Promise<AuthUser | null> {
@@ -164,5 +171,27 @@ export const tokenRepository = {
   async revokedAccessJtis(db: Queryable): Promise<string[]> {
     const { rows } = await db.query('SELECT jti FROM revoked_access_tokens WHERE expires_at > now()');
     return rows.map((r) => r.jti as string);
+  },
+
+  /**
+   * Deletes expired refresh tokens, sessions and access-token revocations, in batches of
+   * PURGE_BATCH (at most `maxBatches` per table). An expired token is refused by its signature
+   * check before any row is read, so its row serves nothing; a family's live tokens stay.
+   */
+  async purgeExpired(db: Queryable, maxBatches = 100): Promise<{ refreshTokens: number; sessions: number; revokedAccess: number }> {
+    const purge = async (table: string) => {
+      let total = 0;
+      for (let i = 0; i < maxBatches; i++) {
+        const n = (await db.query<{ n: number }>(PURGE_SQL(table), [PURGE_BATCH])).rows[0].n;
+        total += n;
+        if (n < PURGE_BATCH) break;
+      }
+      return total;
+    };
+    return {
+      refreshTokens: await purge('refresh_tokens'),
+      sessions: await purge('sessions'),
+      revokedAccess: await purge('revoked_access_tokens'),
+    };
   },
 };

@@ -30,6 +30,8 @@ export interface Config {
     refreshTtlSec: number;
   };
   sessionTtlSec: number;
+  /** AUTH_PURGE_INTERVAL_MS: how often expired refresh tokens, sessions and revocations are deleted (0: never). */
+  authPurgeIntervalMs: number;
   admin: { username: string; password: string; email: string } | null;
   oidcProviders: OidcProviderConfig[];
   subgraphUrls: Record<string, string>;
@@ -349,6 +351,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
       refreshTtlSec: parseDuration('JWT_REFRESH_TTL', env.JWT_REFRESH_TTL, 7 * 86400),
     },
     sessionTtlSec: parseDuration('SESSION_TTL', env.SESSION_TTL, 14 * 86400),
+    authPurgeIntervalMs: int(env, 'AUTH_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
     admin: admin(env),
     oidcProviders: parseOidc(env),
     subgraphUrls: subgraphUrls(env),

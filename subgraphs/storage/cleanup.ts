@@ -5,6 +5,7 @@
 // and every STORAGE_CLEANUP_INTERVAL_MS, `startCleanupSchedule`) finishes. Content written for a
 // row that was never committed is swept by `sweepOrphans` once older than STORAGE_ORPHAN_GRACE_MS.
 import type { Platform } from '../core/context.js';
+import { startPeriodic, type Periodic } from '../core/periodic.js';
 import { outsideRequestScope } from '../core/request-db.js';
 import { providerFor } from './providers/registry.js';
 import { PROVIDERS, type ProviderName } from './providers/provider.js';
@@ -102,16 +103,7 @@ export interface CleanupPassResult {
   swept: number;
 }
 
-interface Schedule {
-  timer: NodeJS.Timeout | null;
-  running: Promise<void> | null;
-  closed: boolean;
-  /** Passes completed since start (tests wait on it). */
-  passes: number;
-  last: CleanupPassResult | null;
-}
-
-const schedules = new WeakMap<Platform, Schedule>();
+const schedules = new WeakMap<Platform, Periodic<CleanupPassResult>>();
 
 /** Both passes once: the queue, then orphan content of every configured provider. */
 export async function scheduledCleanupPass(platform: Platform): Promise<CleanupPassResult> {
@@ -130,45 +122,23 @@ export async function scheduledCleanupPass(platform: Platform): Promise<CleanupP
 }
 
 /**
- * Runs the cleanup pass at start and every STORAGE_CLEANUP_INTERVAL_MS (0: never) on an
- * unref'd timer, one pass at a time; stopped, and a running pass awaited, when the platform
- * closes. Every process of the platform runs it: the passes are idempotent (deleting content
- * that is already gone is no error, a queue entry is removed once its content is).
+ * Runs the cleanup pass at start and every STORAGE_CLEANUP_INTERVAL_MS (0: never)
+ * (core/periodic.ts). Every process of the platform runs it: the passes are idempotent (deleting
+ * content that is already gone is no error, a queue entry is removed once its content is).
  */
 export function startCleanupSchedule(platform: Platform): void {
-  const every = platform.config.storage.cleanupIntervalMs;
-  const s: Schedule = { timer: null, running: null, closed: false, passes: 0, last: null };
-  schedules.set(platform, s);
-  platform.hooks.on('platformClosing', async () => {
-    s.closed = true;
-    if (s.timer) clearInterval(s.timer);
-    await s.running;
-    await cleanupIdle();
-  });
-  if (every === 0) return;
-  const tick = () => {
-    if (s.closed || s.running) return;
-    s.running = scheduledCleanupPass(platform)
-      .then(
-        (r) => {
-          s.passes++;
-          s.last = r;
-        },
-        (e: Error) => {
-          if (!s.closed) platform.log.warn({ err: { message: e.message } }, 'storage cleanup pass failed; next pass retries');
-        },
-      )
-      .finally(() => {
-        s.running = null;
-      });
-  };
-  tick();
-  s.timer = setInterval(tick, every);
-  s.timer.unref();
+  schedules.set(
+    platform,
+    startPeriodic(platform, {
+      what: 'storage cleanup pass',
+      intervalMs: platform.config.storage.cleanupIntervalMs,
+      pass: () => scheduledCleanupPass(platform),
+      onClose: cleanupIdle,
+    }),
+  );
 }
 
 /** Passes completed by the platform's schedule, and the last one's result. */
 export function cleanupSchedule(platform: Platform): { scheduled: boolean; passes: number; last: CleanupPassResult | null } {
-  const s = schedules.get(platform);
-  return { scheduled: Boolean(s?.timer) && !s?.closed, passes: s?.passes ?? 0, last: s?.last ?? null };
+  return schedules.get(platform)?.status() ?? { scheduled: false, passes: 0, last: null };
 }
