@@ -15,13 +15,12 @@
 // reading (Chrome DevTools, speedscope).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { bareServer, benchEnv, listen, startBenchPlatform } from './bench-platform.js';
+import { bareServer, benchEnv, listen, sampleRequest, startBenchPlatform } from './bench-platform.js';
 import type { Request } from './bench-types.js';
 import { BENCHMARKS } from './benchmarks.js';
 
@@ -107,32 +106,12 @@ async function main(): Promise<void> {
     const req = await bench.prepare(env);
     const sides: Array<[string, Request, FastifyInstance, string]> = [['platform', req, app, base]];
     if (bench.rest) sides.push(['rest', await bench.rest(env), app, base]);
-    const sample = await app.inject({ method: req.method, url: req.url, headers: req.headers, payload: req.body as object });
-    bare = await bareServer(
-      req,
-      sample.statusCode,
-      sample.body,
-      String(sample.headers['content-type'] ?? 'application/json'),
-      bench.bare?.(env),
-    );
+    bare = await bareServer(req, await sampleRequest(base, req), bench.bare?.(env));
     sides.push(['bare', req, bare, await listen(bare)]);
     if (process.env.CPU_SHOW) {
       for (const [name, req, , base] of sides) {
-        const body = req.body !== undefined ? JSON.stringify(req.body) : undefined;
-        const text = await new Promise<string>((resolve, reject) => {
-          const r = http.request(
-            base + req.url,
-            { method: req.method, headers: { ...req.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) } },
-            (res) => {
-              let t = `${res.statusCode} ${JSON.stringify(res.headers)} `;
-              res.on('data', (c: Buffer) => (t += c.toString()));
-              res.on('end', () => resolve(t));
-            },
-          );
-          r.on('error', reject);
-          r.end(body);
-        });
-        process.stdout.write(`${name} ${text}\n`);
+        const s = await sampleRequest(base, req);
+        process.stdout.write(`${name} ${s.status} ${JSON.stringify(s.raw)} ${s.text}\n`);
       }
     }
     const totals: Record<string, { cpu: number; n: number; bad: number; rounds: number[] }> = {};

@@ -14,13 +14,12 @@
 // directory. Rate limits are off (they would answer 429 within a second); request logs are on,
 // written to /dev/null, because every real deployment pays for them.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import type { Platform } from '../subgraphs/core/platform.js';
 import { soak } from './soak.js';
-import { bareServer, benchEnv, listen, startBenchPlatform } from './bench-platform.js';
+import { bareServer, benchEnv, listen, sampleRequest, startBenchPlatform } from './bench-platform.js';
 import { BENCHMARKS } from './benchmarks.js';
 
 import type { Benchmark, BenchEnv, Request } from './bench-types.js';
@@ -108,36 +107,6 @@ async function main(): Promise<void> {
   }
 }
 
-/**
- * One request through node:http rather than fetch, which drops a `host` header: benchmarks
- * on a tenant host (secrets) name the site's domain that way, as autocannon sends it.
- */
-function sampleRequest(
-  base: string,
-  req: Request,
-): Promise<{ status: number; text: string; headers: { get(name: string): string | null } }> {
-  const body = req.body !== undefined ? JSON.stringify(req.body) : undefined;
-  return new Promise((resolve, reject) => {
-    const r = http.request(
-      base + req.url,
-      { method: req.method, headers: { ...req.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-            headers: { get: (name) => (res.headers[name.toLowerCase()] as string | undefined) ?? null },
-          }),
-        );
-      },
-    );
-    r.on('error', reject);
-    r.end(body);
-  });
-}
-
 /** The first path where two JSON values differ, with both values there; null when equal. */
 function firstDifference(platform: unknown, bare: unknown, at = '$'): string | null {
   if (isDeepStrictEqual(platform, bare)) return null;
@@ -178,7 +147,7 @@ async function runOne(bench: Benchmark, env: BenchEnv, platformBase: string, opt
   if (sample.status >= 400 || /^\{"errors":/.test(text)) {
     throw new Error(`${bench.name}: the platform answered ${sample.status}: ${text.slice(0, 200)}`);
   }
-  const bare = await bareServer(req, sample.status, text, sample.headers.get('content-type') ?? 'application/json', bench.bare?.(env));
+  const bare = await bareServer(req, sample, bench.bare?.(env));
   const bareBase = await listen(bare);
   try {
     const notes: string[] = [];
