@@ -25,19 +25,17 @@ export interface OutboxRow {
 export type Exec = (sql: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
 // $2 is the app's slug for record events (only that app's functions), null for user events.
-const SUBSCRIBER_FILTER = `s.site_id = $1 AND f.is_active
-  AND ($2::text IS NULL OR f.app_id = (SELECT id FROM apps WHERE site_id = $1 AND slug = $2::text AND NOT is_deleted))`;
-
 // The event types of $3 (a JSON array) that have at least one active subscriber.
 const SUBSCRIBED_SQL = `SELECT DISTINCT s.event FROM event_subscriptions s JOIN event_functions f ON f.id = s.function_id
-  WHERE s.event IN (SELECT jsonb_array_elements_text($3::jsonb)) AND ${SUBSCRIBER_FILTER}`;
+  WHERE s.site_id = $1 AND s.event IN (SELECT jsonb_array_elements_text($3::jsonb)) AND f.is_active
+    AND ($2::text IS NULL OR f.app_id = (SELECT id FROM apps WHERE site_id = $1 AND slug = $2::text AND NOT is_deleted))`;
 
-const WRITE_SQL = `WITH app AS (SELECT (SELECT id FROM apps WHERE site_id = $1 AND slug = $2::text AND NOT is_deleted) AS id),
-  written AS (
+// The entries of $3, of subscribed types only (SUBSCRIBED_SQL chose them in this transaction; a
+// subscriber gone since leaves a row the relay deletes without an invocation).
+const WRITE_SQL = `WITH written AS (
     INSERT INTO event_outbox (site_id, app_id, event, payload)
-    SELECT $1, app.id, e.event, e.payload FROM app, jsonb_to_recordset($3::jsonb) AS e(event text, payload jsonb)
-    WHERE EXISTS (SELECT 1 FROM event_subscriptions s JOIN event_functions f ON f.id = s.function_id
-                  WHERE s.event = e.event AND ${SUBSCRIBER_FILTER})
+    SELECT $1, (SELECT id FROM apps WHERE site_id = $1 AND slug = $2::text AND NOT is_deleted), e.event, e.payload
+      FROM jsonb_to_recordset($3::jsonb) AS e(event text, payload jsonb)
     RETURNING 1)
   SELECT count(*)::int AS n FROM written`;
 
