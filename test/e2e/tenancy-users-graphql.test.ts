@@ -3,6 +3,7 @@
 import type { User } from '../../subgraphs/tenancy/user.repository.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { insertOrg } from '../support/tenants.js';
+import { GRAPHQL_USER_FIELDS, restUserAsGraphql } from '../support/user-views.js';
 
 let t: TestApp;
 let root: User;
@@ -14,23 +15,7 @@ let outsider: User;
 const gql = (query: string, variables: Record<string, unknown> = {}, token?: string) =>
   t.call('POST', '/graphql', { body: { query, variables }, token });
 
-const USER_FIELDS = 'id slug username email firstName lastName isStaff isSuperuser isActive dateJoined lastLogin';
 const GROUP_FIELDS = 'id name scope organization { slug } permissions users { id username }';
-
-/** The REST user view in GraphQL's shape. */
-const asGraphql = (u: any) => ({
-  id: u.uuid,
-  slug: u.slug,
-  username: u.username,
-  email: u.email,
-  firstName: u.first_name,
-  lastName: u.last_name,
-  isStaff: u.is_staff,
-  isSuperuser: u.is_superuser,
-  isActive: u.is_active,
-  dateJoined: u.date_joined,
-  lastLogin: u.last_login,
-});
 
 const codeOf = (res: { body: any }) => res.body.errors?.[0]?.extensions?.code;
 
@@ -51,17 +36,17 @@ test('users() and user() answer what GET /api/users/ and /api/users/{user}/ answ
   const token = t.tokenFor(owner);
   const rest = await t.call('GET', '/api/users/?organization_slug=gq-org&search=gq', { token });
   const graph = await gql(
-    `query { users(organizationSlug: "gq-org", search: "gq") { items { ${USER_FIELDS} } total page pageSize } }`,
+    `query { users(organizationSlug: "gq-org", search: "gq") { items { ${GRAPHQL_USER_FIELDS} } total page pageSize } }`,
     {},
     token,
   );
   expect(graph.body.errors).toBeUndefined();
-  expect(graph.body.data.users).toEqual({ items: rest.body.results.map(asGraphql), total: rest.body.count, page: 1, pageSize: 20 });
+  expect(graph.body.data.users).toEqual({ items: rest.body.results.map(restUserAsGraphql), total: rest.body.count, page: 1, pageSize: 20 });
   expect(graph.body.data.users.items.map((u: any) => u.username)).toEqual(['gq-member', 'gq-owner']);
 
-  const one = await gql(`query { user(slug: "${member.slug}") { ${USER_FIELDS} profile { timezone } } }`, {}, token);
+  const one = await gql(`query { user(slug: "${member.slug}") { ${GRAPHQL_USER_FIELDS} profile { timezone } } }`, {}, token);
   const oneRest = await t.call('GET', `/api/users/${member.slug}/`, { token });
-  expect(one.body.data.user).toEqual({ ...asGraphql(oneRest.body), profile: null });
+  expect(one.body.data.user).toEqual({ ...restUserAsGraphql(oneRest.body), profile: null });
   const hidden = await gql(`query { user(slug: "${outsider.slug}") { id } }`, {}, token);
   expect(codeOf(hidden)).toBe('not_found');
   expect(codeOf(await gql('query { users { total } }'))).toBe('not_authenticated');
@@ -70,13 +55,13 @@ test('users() and user() answer what GET /api/users/ and /api/users/{user}/ answ
 test('createUser / updateUser / deleteUser match REST, errors carry the REST codes', async () => {
   const staffToken = t.tokenFor(staff);
   const created = await gql(
-    `mutation($input: CreateUserInput!) { createUser(input: $input) { ${USER_FIELDS} } }`,
+    `mutation($input: CreateUserInput!) { createUser(input: $input) { ${GRAPHQL_USER_FIELDS} } }`,
     { input: { username: 'graph.user', email: 'graph@example.test', password: 'long enough password', firstName: 'G' } },
     staffToken,
   );
   expect(created.body.errors).toBeUndefined();
   const rest = await t.call('GET', '/api/users/graph-user/', { token: staffToken });
-  expect(created.body.data.createUser).toEqual(asGraphql(rest.body));
+  expect(created.body.data.createUser).toEqual(restUserAsGraphql(rest.body));
 
   const dup = await gql(
     `mutation { createUser(input: {username: "graph.user", email: "a@b.test", password: "long enough password"}) { id } }`,
@@ -98,9 +83,13 @@ test('createUser / updateUser / deleteUser match REST, errors carry the REST cod
   );
   expect(codeOf(escalate)).toBe('permission_denied');
 
-  const updated = await gql(`mutation { updateUser(slug: "graph-user", input: {lastName: "Raph"}) { ${USER_FIELDS} } }`, {}, staffToken);
+  const updated = await gql(
+    `mutation { updateUser(slug: "graph-user", input: {lastName: "Raph"}) { ${GRAPHQL_USER_FIELDS} } }`,
+    {},
+    staffToken,
+  );
   const afterRest = await t.call('GET', '/api/users/graph-user/', { token: staffToken });
-  expect(updated.body.data.updateUser).toEqual(asGraphql(afterRest.body));
+  expect(updated.body.data.updateUser).toEqual(restUserAsGraphql(afterRest.body));
   expect(afterRest.body.last_name).toBe('Raph');
 
   const deleted = await gql('mutation { deleteUser(slug: "graph-user") { slug isActive } }', {}, staffToken);

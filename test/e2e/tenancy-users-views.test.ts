@@ -4,6 +4,7 @@
 // same values.
 import { startTestApp, type TestApp } from '../support/app.js';
 import { insertApp, insertOrg, insertSite } from '../support/tenants.js';
+import { GRAPHQL_USER_FIELDS, restUserAsGraphql } from '../support/user-views.js';
 
 const HOST = 'views-users.localhost';
 
@@ -43,21 +44,6 @@ const PUBLIC_INVITATION = ['uuid', 'organization', 'invitee_identifier', 'permis
 const API_KEY = ['id', 'uuid', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'];
 const AUDIT = ['id', 'actor', 'action', 'object_type', 'object_id', 'organization', 'changes', 'created_at'];
 
-const USER_FIELDS = 'id slug username email firstName lastName isStaff isSuperuser isActive dateJoined lastLogin';
-const graphUser = (u: any) => ({
-  id: u.uuid,
-  slug: u.slug,
-  username: u.username,
-  email: u.email,
-  firstName: u.first_name,
-  lastName: u.last_name,
-  isStaff: u.is_staff,
-  isSuperuser: u.is_superuser,
-  isActive: u.is_active,
-  dateJoined: u.date_joined,
-  lastLogin: u.last_login,
-});
-
 beforeAll(async () => {
   t = await startTestApp();
   const staff = await t.createUser({ isStaff: true, isSuperuser: true });
@@ -68,7 +54,7 @@ afterAll(() => t.close());
 test('users and profiles: the seed fields in order on every route; GraphQL maps the same values', async () => {
   const me = await t.call('GET', '/api/users/me/', { token });
   expect(keysOf(me.body)).toEqual(USER);
-  expect((await gql(`{ me { ${USER_FIELDS} } }`)).me).toEqual(graphUser(me.body));
+  expect((await gql(`{ me { ${GRAPHQL_USER_FIELDS} } }`)).me).toEqual(restUserAsGraphql(me.body));
 
   const created = await t.call('POST', '/api/users/', {
     token,
@@ -84,7 +70,7 @@ test('users and profiles: the seed fields in order on every route; GraphQL maps 
   const patched = await t.call('PATCH', '/api/users/views-user/', { token, body: { last_name: 'Ews' } });
   expect(keysOf(patched.body)).toEqual(USER);
   expect(patched.body).toMatchObject({ first_name: 'Vi', last_name: 'Ews', is_active: true, last_login: null });
-  expect((await gql(`{ user(slug: "views-user") { ${USER_FIELDS} } }`)).user).toEqual(graphUser(patched.body));
+  expect((await gql(`{ user(slug: "views-user") { ${GRAPHQL_USER_FIELDS} } }`)).user).toEqual(restUserAsGraphql(patched.body));
 
   const profile = await t.call('PATCH', '/api/users/views-user/profile/', { token, body: { bio: 'hi', attributes: { a: 1 } } });
   expect(keysOf(profile.body)).toEqual(PROFILE);
