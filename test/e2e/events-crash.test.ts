@@ -96,6 +96,38 @@ async function signIn(base: string, password: string): Promise<string> {
   return ((await login.json()) as { access: string }).access;
 }
 
+/**
+ * A database and data directory of their own, the environment a platform process needs on
+ * them (the given admin password, rate limits off) and a small pool to look at the database;
+ * all removed after `fn`.
+ */
+async function withWorld(
+  prefix: string,
+  password: string,
+  fn: (w: { env: Record<string, string>; pool: pg.Pool }) => Promise<void>,
+): Promise<void> {
+  const db = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  const env = {
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    ADMIN_USERNAME: 'root',
+    ADMIN_PASSWORD: password,
+    ADMIN_EMAIL: 'root@example.test',
+    RATE_LIMIT_STANDARD: 'off',
+    RATE_LIMIT_WRITE: 'off',
+    RATE_LIMIT_AUTH: 'off',
+  };
+  try {
+    await fn({ env, pool });
+  } finally {
+    await pool.end();
+    await db.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 const NOTES = {
   name: 'notes',
   schema: {
@@ -108,20 +140,7 @@ const NOTES = {
 };
 
 test('an event committed but not relayed when the process is killed is delivered after restart', async () => {
-  const db = await createTestDatabase();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-crash-'));
-  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  const env = {
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
-    ADMIN_USERNAME: 'root',
-    ADMIN_PASSWORD: 'crash-test-password',
-    ADMIN_EMAIL: 'root@example.test',
-    RATE_LIMIT_STANDARD: 'off',
-    RATE_LIMIT_WRITE: 'off',
-    RATE_LIMIT_AUTH: 'off',
-  };
-  try {
+  await withWorld('tenantry-crash-', 'crash-test-password', async ({ env, pool }) => {
     // First process: relays only on its (long) sweep interval, so the kill lands between commit and relay.
     const first = await start({ ...env, EVENTS_RELAY_ON_COMMIT: 'false', EVENTS_RELAY_INTERVAL_MS: '600000' });
     const base = `http://127.0.0.1:${first.port}`;
@@ -183,28 +202,11 @@ test('an event committed but not relayed when the process is killed is delivered
     expect((await pool.query('SELECT count(*)::int AS n FROM event_outbox')).rows[0].n).toBe(0);
     second.child.kill('SIGTERM');
     await second.exited;
-  } finally {
-    await pool.end();
-    await db.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }, 240_000);
 
 test('npm run start:worker: a separate worker process runs the jobs a gateway without a worker enqueues (one shared queue)', async () => {
-  const db = await createTestDatabase();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenantry-worker-'));
-  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  const env = {
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
-    ADMIN_USERNAME: 'root',
-    ADMIN_PASSWORD: 'worker-test-password',
-    ADMIN_EMAIL: 'root@example.test',
-    RATE_LIMIT_STANDARD: 'off',
-    RATE_LIMIT_WRITE: 'off',
-    RATE_LIMIT_AUTH: 'off',
-  };
-  try {
+  await withWorld('tenantry-worker-', 'worker-test-password', async ({ env, pool }) => {
     // The gateway relays the outbox on commit and enqueues, but runs no job itself.
     const gateway = await start({ ...env, EVENTS_WORKER: 'off' });
     const base = `http://127.0.0.1:${gateway.port}`;
@@ -249,9 +251,5 @@ test('npm run start:worker: a separate worker process runs the jobs a gateway wi
     await Promise.all([w1.exited, w2.exited]);
     gateway.child.kill('SIGTERM');
     await gateway.exited;
-  } finally {
-    await pool.end();
-    await db.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }, 240_000);
